@@ -1,0 +1,40 @@
+// References of the spec: trader ref `<venue>:<handle>` (naming venues only), market ref (opaque),
+// bot id `trader:|signal:|market:<id>`. Branded, so a string must be decoded before it is used as one.
+import { Schema } from "effect"
+
+export const TraderRef = Schema.String.pipe(
+  Schema.pattern(/^(venue_a|venue_b):[^\s]{1,128}$/, {
+    message: () => "must be a trader ref `<venue>:<handle>` on venue_a or venue_b",
+  }),
+  Schema.brand("TraderRef"),
+)
+export type TraderRef = typeof TraderRef.Type
+
+export const traderRefOf = (venue: "venue_a" | "venue_b", handle: string): TraderRef =>
+  `${venue}:${handle}` as TraderRef
+
+export const splitTraderRef = (ref: TraderRef): { venue: "venue_a" | "venue_b"; handle: string } => {
+  const at = ref.indexOf(":")
+  return { venue: ref.slice(0, at) as "venue_a" | "venue_b", handle: ref.slice(at + 1) }
+}
+
+/** Opaque to clients; we form it as `<venue>:<venue id>` (contracts) or `<venue>:event:<id>` (events). */
+export const MarketRef = Schema.String.pipe(
+  Schema.minLength(1, { message: () => "must be a market ref" }),
+  Schema.maxLength(300, { message: () => "must be a market ref of at most 300 characters" }),
+  Schema.brand("MarketRef"),
+)
+export type MarketRef = typeof MarketRef.Type
+
+export const BotKind = Schema.Literal("trader", "signal", "market")
+export type BotKind = typeof BotKind.Type
+
+export const BotId = Schema.String.pipe(
+  Schema.pattern(/^(trader|signal|market):[A-Za-z0-9_-]{1,64}$/, {
+    message: () => "must be a bot id `trader:<id>`, `signal:<id>` or `market:<id>`",
+  }),
+  Schema.brand("BotId"),
+)
+export type BotId = typeof BotId.Type
+
+export const botKindOf = (id: BotId): BotKind => id.slice(0, id.indexOf(":")) as BotKind
