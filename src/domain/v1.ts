@@ -1,0 +1,127 @@
+// The v1 resources: the whale event row, the v1 backtest score and the v1 event criteria (client input,
+// bounds enforced, unknown fields refused), with the bodies of POST /v1/events and POST /v1/backtest.
+// v1 names differ from v2 on purpose (`minAmountUsd`, `platforms`, `sinceDays`); keep them as written.
+import { Schema } from "effect"
+import { Category, Platform } from "./enums.js"
+import {
+  Count, DEFAULT_PAGE_LIMIT, DEFAULT_SIZING_USD, DEFAULT_V1_SINCE_DAYS, MAX_REPEAT, MAX_V1_SINCE_DAYS,
+  MAX_V1_SPORTS_LEAGUES, MIN_V1_SINCE_DAYS, optionalKey, PageLimit, Price, Share, Signed, STRICT, Usd, UtcTime,
+} from "./limits.js"
+import { Keywords, nonNegativeField, priceField } from "./signal.js"
+
+const says = (message: string) => ({ message: () => message })
+
+export const Direction = Schema.Literal("buy_yes", "buy_no", "sell_yes", "sell_no")
+export type Direction = typeof Direction.Type
+
+export const PositionDelta = Schema.Literal("open", "add", "flip", "trim", "close", "unknown")
+export type PositionDelta = typeof PositionDelta.Type
+
+export const V1Resolution = Schema.Literal("win", "loss", "void")
+export type V1Resolution = typeof V1Resolution.Type
+
+/** A whale event. Voids have zero PnL and are left out of win rate and return. */
+export const WhaleEventRow = Schema.Struct({
+  id: Schema.String,
+  platform: Platform,
+  platformMarketId: Schema.String,
+  marketTitle: Schema.String,
+  marketCategory: Schema.NullOr(Category),
+  direction: Direction,
+  outcomeName: Schema.String,
+  /** USD. */
+  amount: Usd,
+  price: Price,
+  positionDelta: PositionDelta,
+  detectedAt: UtcTime,
+  /** Null while open. */
+  resolution: Schema.NullOr(V1Resolution),
+  pnlUsd: Schema.NullOr(Signed),
+}).annotations({ identifier: "WhaleEventRow" })
+export type WhaleEventRow = typeof WhaleEventRow.Type
+
+/** The v1 score. `winRate` is 0..1 and not nullable in v1: 0 when nothing settled. */
+export const V1BacktestScore = Schema.Struct({
+  matched: Count,
+  settled: Count,
+  wins: Count,
+  losses: Count,
+  open: Count,
+  winRate: Share,
+  stakeUsd: Usd,
+  stakedUsd: Usd,
+  pnlUsd: Signed,
+  /** Percent, not a fraction. */
+  returnPct: Signed,
+  window: Schema.Struct({ sinceDays: Count, stake: Usd }),
+}).annotations({ identifier: "V1BacktestScore" })
+export type V1BacktestScore = typeof V1BacktestScore.Type
+
+const sinceDaysMessage = `criteria.sinceDays must be an integer from ${MIN_V1_SINCE_DAYS} to ${MAX_V1_SINCE_DAYS}`
+
+const repeated = <A, I>(item: Schema.Schema<A, I>, name: string, max: number) =>
+  Schema.Array(item).pipe(Schema.maxItems(max, says(`criteria.${name} may hold at most ${max} values`)))
+
+const V1CriteriaFields = Schema.Struct({
+  /** Omitted = every venue. */
+  platforms: optionalKey(repeated(Platform, "platforms", MAX_REPEAT)),
+  /** Omitted = all. */
+  categories: optionalKey(repeated(Category, "categories", MAX_REPEAT)),
+  /** Sports markets only. */
+  sportsLeagues: optionalKey(repeated(Schema.String, "sportsLeagues", MAX_V1_SPORTS_LEAGUES)),
+  minAmountUsd: optionalKey(nonNegativeField("criteria.minAmountUsd")),
+  maxAmountUsd: optionalKey(nonNegativeField("criteria.maxAmountUsd")),
+  /** Entry price. */
+  priceMin: optionalKey(priceField("criteria.priceMin")),
+  priceMax: optionalKey(priceField("criteria.priceMax")),
+  /** Entries only is open, add, flip; trims and closes cannot be scored. */
+  eventTypes: optionalKey(repeated(PositionDelta, "eventTypes", MAX_REPEAT)),
+  /** Only buys are scored. */
+  directions: optionalKey(repeated(Direction, "directions", MAX_REPEAT)),
+  /** Case-insensitive substrings of the market name, any one suffices; same bounds as a v2 signal's. */
+  keywords: optionalKey(Keywords),
+  sinceDays: Schema.optionalWith(
+    Schema.Number.pipe(Schema.int(says(sinceDaysMessage)), Schema.between(MIN_V1_SINCE_DAYS, MAX_V1_SINCE_DAYS, says(sinceDaysMessage))),
+    { exact: true, default: () => DEFAULT_V1_SINCE_DAYS },
+  ),
+}).annotations(STRICT)
+
+export const V1EventCriteria = V1CriteriaFields.pipe(
+  Schema.filter((c) => {
+    const problems: Array<{ path: ReadonlyArray<string>; message: string }> = []
+    if (c.minAmountUsd !== undefined && c.maxAmountUsd !== undefined && c.maxAmountUsd < c.minAmountUsd) {
+      problems.push({ path: ["maxAmountUsd"], message: "criteria.maxAmountUsd must be at least criteria.minAmountUsd" })
+    }
+    if (c.priceMin !== undefined && c.priceMax !== undefined && c.priceMax < c.priceMin) {
+      problems.push({ path: ["priceMax"], message: "criteria.priceMax must be at least criteria.priceMin" })
+    }
+    return problems
+  }, { identifier: "V1EventCriteria" }),
+)
+export type V1EventCriteria = typeof V1EventCriteria.Type
+
+/** POST /v1/events; an empty body is valid (the most recent trades across the feed). */
+export const V1EventsRequest = Schema.Struct({
+  criteria: optionalKey(V1EventCriteria),
+  limit: Schema.optionalWith(PageLimit, { exact: true, default: () => DEFAULT_PAGE_LIMIT }),
+  offset: Schema.optionalWith(Count, { exact: true, default: () => 0 }),
+}).annotations({ ...STRICT, title: "V1EventsRequest" })
+export type V1EventsRequest = typeof V1EventsRequest.Type
+
+export const V1EventsResponse = Schema.Struct({
+  events: Schema.Array(WhaleEventRow),
+  limit: PageLimit,
+  offset: Count,
+})
+export type V1EventsResponse = typeof V1EventsResponse.Type
+
+/** POST /v1/backtest: `stake` is a flat USD amount per trade, 100 by default. */
+export const V1BacktestRequest = Schema.Struct({
+  criteria: Schema.optionalWith(V1EventCriteria, { exact: true, default: () => ({ sinceDays: DEFAULT_V1_SINCE_DAYS }) }),
+  stake: Schema.optionalWith(
+    Schema.Number.pipe(Schema.greaterThan(0, says("stake must be above 0")), Schema.finite(says("stake must be a finite number"))),
+    { exact: true, default: () => DEFAULT_SIZING_USD },
+  ),
+  holdout: optionalKey(Schema.Boolean),
+}).annotations({ ...STRICT, title: "V1BacktestRequest" })
+export type V1BacktestRequest = typeof V1BacktestRequest.Type

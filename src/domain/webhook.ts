@@ -1,0 +1,49 @@
+// Webhook endpoints (v1): the registration body and the endpoint as clients read it. The schema checks
+// the URL's form (absolute https); refusing private, loopback and link-local addresses needs name
+// resolution and belongs to the operation.
+import { Schema } from "effect"
+import { MAX_REPEAT, optionalKey, STRICT } from "./limits.js"
+
+const MAX_URL_LENGTH = 2048
+
+const isHttpsUrl = (s: string): boolean => {
+  try {
+    const url = new URL(s)
+    return url.protocol === "https:" && url.hostname.length > 0 && url.username === "" && url.password === ""
+  } catch {
+    return false
+  }
+}
+
+export const WebhookUrl = Schema.String.pipe(
+  Schema.maxLength(MAX_URL_LENGTH, { message: () => `url must be at most ${MAX_URL_LENGTH} characters` }),
+  Schema.filter(isHttpsUrl, {
+    message: () => "url must be a public https URL",
+    jsonSchema: { format: "uri" },
+    arbitrary: () => (fc) => fc.webUrl({ validSchemes: ["https"] }).filter(isHttpsUrl),
+  }),
+)
+
+/** An event type name, e.g. `trade.followed` or `copy.executed`. */
+export const WebhookEventType = Schema.String.pipe(
+  Schema.pattern(/^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*$/, { message: () => "events must be event type names such as trade.followed" }),
+  Schema.maxLength(100, { message: () => "events must be event type names of at most 100 characters" }),
+)
+
+/** POST /v1/webhooks. Omitting `events` or sending an empty array subscribes to all types. */
+export const WebhookCreateRequest = Schema.Struct({
+  url: WebhookUrl,
+  events: optionalKey(Schema.Array(WebhookEventType).pipe(
+    Schema.maxItems(MAX_REPEAT, { message: () => `events may hold at most ${MAX_REPEAT} types` }),
+  )),
+}).annotations({ ...STRICT, title: "WebhookCreateRequest" })
+export type WebhookCreateRequest = typeof WebhookCreateRequest.Type
+
+/** `secret` is present only in the creation response, shown once. Empty `events` = all types. */
+export const WebhookEndpoint = Schema.Struct({
+  id: Schema.String,
+  url: Schema.String,
+  events: Schema.Array(Schema.String),
+  secret: optionalKey(Schema.String),
+}).annotations({ identifier: "WebhookEndpoint" })
+export type WebhookEndpoint = typeof WebhookEndpoint.Type
