@@ -1,0 +1,144 @@
+// The HttpApi built from the operation records: one endpoint per record (same Schemas), one line of
+// handler each, plus GET /healthz. No operation logic lives here; see operation.ts for how an input
+// Schema is split into path, query and body.
+import { HttpApi, HttpApiBuilder, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, HttpServerResponse, OpenApi } from "@effect/platform"
+import { Effect, Layer, ParseResult, Schema } from "effect"
+import { type AnyOperation, inputSchema, type OperationsContext, pathParams } from "../operations/operation.js"
+import { Health, HealthReport } from "../operations/health.js"
+import { Counters } from "../store/counters.js"
+import { CurrentPrincipal, RequireRead, RequireWrite } from "./auth.js"
+import { ErrorEnvelopes, successSchema, wrapSuccess } from "./envelope.js"
+import { currentMeter, operationContext } from "./meter.js"
+
+type Fields = Schema.Struct.Fields
+
+/** The fields of a `Schema.Struct` (with or without defaults), or undefined for other Schemas. */
+const structFields = (schema: Schema.Schema.Any): Fields | undefined =>
+  "fields" in schema && typeof schema.fields === "object" && schema.fields !== null ? (schema.fields as Fields) : undefined
+
+const pick = (fields: Fields, keep: (name: string) => boolean): Fields =>
+  Object.fromEntries(Object.entries(fields).filter(([name]) => keep(name)))
+
+/**
+ * A Struct of `fields` that rejects unknown keys. An empty Struct decodes as "any non-null value"
+ * (no key is checked at all), so an empty one refuses every key by a filter instead.
+ */
+const closedStruct = (fields: Fields): Schema.Schema.Any =>
+  Object.keys(fields).length > 0
+    ? Schema.Struct(fields)
+    : Schema.Struct({}).pipe(Schema.filter((o) => {
+      const key = Object.keys(o)[0]
+      return key === undefined ? true : new ParseResult.Pointer(key, o, new ParseResult.Unexpected(o[key as keyof typeof o], "is unexpected"))
+    }))
+
+const hasBody = (op: AnyOperation) => op.method === "POST" || op.method === "PUT" || op.method === "PATCH"
+
+/** The path, query and body Schemas of an operation's input, each rejecting unknown fields. */
+export const httpInput = (op: AnyOperation): {
+  readonly path: Schema.Schema.Any | undefined
+  readonly urlParams: Schema.Schema.Any
+  readonly payload: Schema.Schema.Any | undefined
+} => {
+  const params = pathParams(op.path)
+  const fields = structFields(op.input)
+  if (fields === undefined && (params.length > 0 || !hasBody(op))) {
+    throw new Error(`${op.name}: input must be a Schema.Struct when the route has path or query parameters`)
+  }
+  const missing = params.filter((p) => fields !== undefined && !(p in fields))
+  if (missing.length > 0) throw new Error(`${op.name}: path parameter ${missing.join(", ")} is not an input field`)
+  const rest = fields === undefined ? undefined : closedStruct(pick(fields, (n) => !params.includes(n)))
+  const strict = (s: Schema.Schema.Any): Schema.Schema.Any => inputSchema(s)
+  return {
+    path: fields !== undefined && params.length > 0 ? strict(closedStruct(pick(fields, (n) => params.includes(n)))) : undefined,
+    // Every route declares its query, an empty one for body routes, so unknown parameters are VALIDATION.
+    urlParams: strict(!hasBody(op) && rest !== undefined ? rest : closedStruct({})),
+    payload: hasBody(op) ? strict(rest ?? op.input) : undefined,
+  }
+}
+
+// HttpApi types every endpoint statically, while the registry is a runtime list of records. So the
+// operations' endpoints, their group and its handlers are typed loosely below (`Loose*`), in this one
+// place; what the types cannot check is checked at start: every endpoint gets exactly one handler.
+type Endpoint = HttpApiEndpoint.HttpApiEndpoint.AnyWithProps
+type LooseGroup = HttpApiGroup.HttpApiGroup<"operations", Endpoint>
+interface LooseHandlers {
+  readonly handle: (
+    name: string,
+    handler: (request: {
+      readonly path?: object
+      readonly urlParams?: object
+      readonly payload?: unknown
+    }) => Effect.Effect<unknown, unknown, unknown>,
+  ) => LooseHandlers
+}
+
+const endpointOf = (op: AnyOperation): Endpoint => {
+  const input = httpInput(op)
+  const base = HttpApiEndpoint.make(op.method)(op.name, op.path as HttpApiEndpoint.PathSegment)
+    .setUrlParams(input.urlParams)
+    .addSuccess(successSchema(op), { status: op.status })
+    .annotate(OpenApi.Summary, op.summary)
+  const guarded = op.scope === "read" ? base.middleware(RequireRead) : base.middleware(RequireWrite)
+  const withPath = input.path === undefined ? guarded : guarded.setPath(input.path)
+  const endpoint = input.payload === undefined ? withPath : withPath.setPayload(input.payload)
+  return endpoint as unknown as Endpoint
+}
+
+const HealthWaiting = HealthReport.annotations({ identifier: "HealthWaiting", ...HttpApiSchema.annotations({ status: 503 }) })
+
+const systemGroup = HttpApiGroup.make("system").add(
+  HttpApiEndpoint.get("healthz", "/healthz").addSuccess(HealthReport).addError(HealthWaiting),
+)
+
+/** The HttpApi of a list of operations. */
+export const makeApi = (operations: ReadonlyArray<AnyOperation>) => {
+  const names = new Set<string>()
+  let group = HttpApiGroup.make("operations") as unknown as LooseGroup
+  for (const op of operations) {
+    if (names.has(op.name)) throw new Error(`Operation ${op.name} is registered twice`)
+    names.add(op.name)
+    group = group.add(endpointOf(op))
+  }
+  return HttpApi.make("whalewatch").annotate(OpenApi.Title, "whalewatch").add(systemGroup).add(group).addError(Schema.Union(...ErrorEnvelopes))
+}
+
+const handlerOf = (op: AnyOperation, counters: Counters["Type"]) => (request: {
+  readonly path?: object
+  readonly urlParams?: object
+  readonly payload?: unknown
+}) =>
+  Effect.gen(function* () {
+    const principal = yield* CurrentPrincipal
+    const meter = yield* currentMeter
+    const input = hasBody(op) && structFields(op.input) === undefined
+      ? request.payload
+      : { ...request.path, ...request.urlParams, ...(request.payload as object | undefined) }
+    const output = yield* op.run(input, operationContext(meter, principal, counters))
+    return wrapSuccess(op, output)
+  })
+
+const looseGroup = HttpApiBuilder.group as unknown as (
+  api: unknown,
+  name: "operations",
+  build: (handlers: LooseHandlers) => Effect.Effect<LooseHandlers, never, Counters>,
+) => Layer.Layer<HttpApiGroup.ApiGroup<"whalewatch", "operations">, never, Counters>
+
+/**
+ * The handlers of the operations and of /healthz: the `HttpApi.Api` layer HttpApiBuilder.serve needs.
+ * Requires the operations' own services besides Health, Counters and the auth middleware.
+ */
+export const makeApiLive = <Ops extends ReadonlyArray<AnyOperation>>(operations: Ops): Layer.Layer<
+  HttpApi.Api,
+  never,
+  Health | Counters | RequireRead | RequireWrite | OperationsContext<Ops>
+> => {
+  const api = makeApi(operations)
+  const system = HttpApiBuilder.group(api, "system", (handlers) =>
+    handlers.handle("healthz", () =>
+      Effect.flatMap(Health, (health) => health.report).pipe(
+        Effect.map((report) => HttpServerResponse.unsafeJson(report, { status: report.status === "ok" ? 200 : 503 })),
+      )))
+  const ops = looseGroup(api, "operations", (handlers) =>
+    Effect.map(Counters, (counters) => operations.reduce((h, op) => h.handle(op.name, handlerOf(op, counters)), handlers)))
+  return HttpApiBuilder.api(api).pipe(Layer.provide([system, ops]))
+}

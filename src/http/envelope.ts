@@ -1,0 +1,120 @@
+// Every HTTP response body shape, in one place: the v2 `{ data }` / `{ data, nextCursor }` and v1
+// `{ success: true, data }` success envelopes, and the error envelope `{ success: false, error, code }`
+// for every failure — operation errors, auth, built-in HttpApi failures (decode errors, unknown
+// routes, malformed JSON) and defects (500 INTERNAL, logged, never shown). The middleware here wraps
+// the whole HttpApi app, so no failure reaches the platform's own (envelope-less) error responses.
+import { HttpApiSchema, HttpServerRequest, HttpServerResponse, type HttpApp } from "@effect/platform"
+import { Cause, Effect, Option, Schema } from "effect"
+import {
+  API_ERRORS, type ApiError, Internal, isApiError, NotFound, STATUS_OF_CODE, toEnvelope, Validation,
+} from "../domain/errors.js"
+import type { AnyOperation } from "../operations/operation.js"
+import { keyInUrl } from "./auth.js"
+import { meterHeaders, newMeter, RequestMeter } from "./meter.js"
+
+// Success ---------------------------------------------------------------------------------------
+
+/** The response body Schema of an operation's route. */
+export const successSchema = (op: AnyOperation): Schema.Schema.Any => {
+  if (op.version === "v2") return op.listing ? op.output : Schema.Struct({ data: op.output })
+  const success = Schema.Struct({ success: Schema.Literal(true) })
+  return op.listing ? Schema.extend(success, op.output) : Schema.Struct({ success: Schema.Literal(true), data: op.output })
+}
+
+/** The response body of an operation's output. */
+export const wrapSuccess = (op: AnyOperation, output: unknown): unknown => {
+  if (op.version === "v2") return op.listing ? output : { data: output }
+  return op.listing && typeof output === "object" && output !== null
+    ? { success: true, ...output }
+    : { success: true, data: output }
+}
+
+// Errors ----------------------------------------------------------------------------------------
+
+/** The error envelope of each code, for the OpenAPI document (responses are built by `errorResponse`). */
+export const ErrorEnvelopes = API_ERRORS.map((cls) =>
+  Schema.Struct({ success: Schema.Literal(false), error: Schema.String, code: Schema.Literal(cls._tag) }).annotations({
+    identifier: `Error_${cls._tag}`,
+    ...HttpApiSchema.annotations({ status: STATUS_OF_CODE[cls._tag] }),
+  })
+)
+
+export const errorResponse = (e: ApiError): HttpServerResponse.HttpServerResponse => {
+  const headers: Record<string, string> = {}
+  if (e._tag === "UNAUTHORIZED") headers["www-authenticate"] = "Bearer"
+  if (e._tag === "QUOTA_EXCEEDED") headers["retry-after"] = String(e.retryAfter)
+  return HttpServerResponse.unsafeJson(toEnvelope(e), { status: STATUS_OF_CODE[e._tag], headers })
+}
+
+interface DecodeIssue {
+  readonly _tag: string
+  readonly path: ReadonlyArray<PropertyKey>
+  readonly message: string
+}
+
+const isTagged = (u: unknown, tag: string): u is Record<string, unknown> =>
+  typeof u === "object" && u !== null && (u as { _tag?: unknown })._tag === tag
+
+/** One sentence naming the field, from the first decode issue. */
+export const decodeSentence = (issues: ReadonlyArray<DecodeIssue>, query: URLSearchParams): string => {
+  const issue = issues.find((i) => i._tag === "Unexpected") ?? issues[0]
+  if (issue === undefined) return "The request does not match the schema"
+  const path = issue.path.map(String).join(".")
+  const last = String(issue.path[issue.path.length - 1] ?? "")
+  if (path === "") return `Invalid request: ${issue.message}`
+  if (issue._tag === "Unexpected") {
+    return issue.path.length === 1 && query.has(last) ? `Unknown query parameter \`${path}\`` : `Unknown field \`${path}\``
+  }
+  if (issue._tag === "Missing") return `\`${path}\` is required`
+  // Messages written for a field (params.ts) already start with its name and read as a sentence.
+  if (issue.message.startsWith(`${last} `)) return issue.message
+  return `Invalid value for \`${path}\`: ${issue.message}`
+}
+
+const malformedJson = (u: unknown) => isTagged(u, "RequestError") && u["reason"] === "Decode"
+
+/** The API error a failed request answers with; `defect` is set when it must be logged. */
+export const classify = (
+  cause: Cause.Cause<unknown>,
+  request: HttpServerRequest.HttpServerRequest,
+): { readonly error: ApiError; readonly defect: boolean } => {
+  const failure = Cause.failureOption(cause)
+  const failed = Option.isSome(failure) ? failure.value : Option.getOrUndefined(Cause.dieOption(cause))
+  if (isApiError(failed)) return { error: failed, defect: false }
+  if (isTagged(failed, "HttpApiDecodeError")) {
+    const issues = Array.isArray(failed["issues"]) ? (failed["issues"] as ReadonlyArray<DecodeIssue>) : []
+    const query = new URLSearchParams(request.url.includes("?") ? request.url.slice(request.url.indexOf("?") + 1) : "")
+    return { error: new Validation({ error: decodeSentence(issues, query) }), defect: false }
+  }
+  if (isTagged(failed, "RouteNotFound")) {
+    const path = request.url.split("?")[0] ?? request.url
+    return { error: new NotFound({ error: `No route for ${request.method} ${path}` }), defect: false }
+  }
+  // HttpApi reads the body with `orDie`, so malformed JSON arrives as a defect.
+  if (malformedJson(failed)) return { error: new Validation({ error: "The request body is not valid JSON" }), defect: false }
+  return { error: new Internal({ error: "Internal error" }), defect: true }
+}
+
+/**
+ * The Api-level middleware: refuses keys in the URL, gives the request its meter, turns every failure
+ * into the error envelope and puts the meter's headers (rate limit, operation headers) on the response.
+ */
+export const envelopeMiddleware = (app: HttpApp.Default): HttpApp.Default =>
+  Effect.gen(function* () {
+    const request = yield* HttpServerRequest.HttpServerRequest
+    const meter = newMeter()
+    const refused = keyInUrl(request)
+    const response = yield* (refused === undefined ? app : Effect.fail(refused)).pipe(
+      Effect.provideService(RequestMeter, meter),
+      Effect.catchAllCause((cause) => {
+        // A client that went away: nothing to answer.
+        if (Cause.isInterruptedOnly(cause)) return Effect.interrupt
+        const { error, defect } = classify(cause, request)
+        const logged = defect
+          ? Effect.logError(`${request.method} ${request.url.split("?")[0]} failed`, cause)
+          : Effect.void
+        return Effect.as(logged, errorResponse(error))
+      }),
+    )
+    return HttpServerResponse.setHeaders(response, meterHeaders(meter))
+  })

@@ -1,0 +1,74 @@
+// Starts the HTTP door: the HttpApi of a list of operations, with auth, rate limit and envelopes,
+// served by Node's http server. It composes; the logic lives in api.ts, auth.ts and envelope.ts.
+//
+// Usage from src/main.ts (the layers named are the ones main owns or wires):
+//
+//   import { makeHttpLive } from "./http/server.js"
+//   import { registry } from "./operations/registry.js"
+//   import { Health } from "./operations/health.js"
+//   import { CursorKey } from "./operations/paging.js"
+//   import { Counters } from "./store/counters.js"
+//
+//   const HttpLive = makeHttpLive(registry).pipe(      // listens on AppConfig.port (PORT), all interfaces
+//     Layer.provide(KeysLive),                          // Keys (PostgreSQL)
+//     Layer.provide(Counters.live),                     // Redis when REDIS_URL is set, else in process
+//     Layer.provide(CursorKey.layer(secretFromSettings)) // or Layer.effect(CursorKey, ...) from Settings
+//     Layer.provide(Health.layer),                      // the SAME Health.layer value every part uses
+//     Layer.provide(servicesTheOperationsNeed),
+//   )
+//   Layer.launch(HttpLive).pipe(NodeRuntime.runMain)
+//
+// Tests and benches listen on an ephemeral port: `makeHttpServer(ops, { port: 0, host: "127.0.0.1" })`
+// outputs HttpServer.HttpServer, and `serverUrl` reads "http://127.0.0.1:<port>" from it.
+import { createServer } from "node:http"
+import { HttpApiBuilder, HttpServer } from "@effect/platform"
+import { NodeHttpServer } from "@effect/platform-node"
+import { Effect, Layer } from "effect"
+import type { ConfigError } from "effect/ConfigError"
+import type { ServeError } from "@effect/platform/HttpServerError"
+import { AppConfig } from "../config.js"
+import type { Health } from "../operations/health.js"
+import type { AnyOperation, OperationsContext } from "../operations/operation.js"
+import type { CursorKey } from "../operations/paging.js"
+import type { Counters } from "../store/counters.js"
+import type { Keys } from "../store/keys.js"
+import { makeApiLive } from "./api.js"
+import { AuthLive } from "./auth.js"
+import { envelopeMiddleware } from "./envelope.js"
+
+/** What the HTTP door needs besides the operations' own services. */
+export type HttpRequirements = Keys | Counters | CursorKey | Health
+
+export interface Listen {
+  readonly port: number
+  readonly host?: string
+}
+
+/** The door listening on `listen`; outputs the running HttpServer (for its address). */
+export const makeHttpServer = <Ops extends ReadonlyArray<AnyOperation>>(
+  operations: Ops,
+  listen: Listen,
+): Layer.Layer<HttpServer.HttpServer, ServeError, HttpRequirements | OperationsContext<Ops>> =>
+  HttpApiBuilder.serve().pipe(
+    Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" })),
+    Layer.provide(HttpApiBuilder.middleware(envelopeMiddleware)),
+    Layer.provide(makeApiLive(operations)),
+    Layer.provide(AuthLive),
+    Layer.provideMerge(NodeHttpServer.layer(createServer, listen.host === undefined ? { port: listen.port } : { port: listen.port, host: listen.host })),
+  )
+
+/** The door on AppConfig.port, for main. */
+export const makeHttpLive = <Ops extends ReadonlyArray<AnyOperation>>(operations: Ops): Layer.Layer<
+  never,
+  ConfigError | ServeError,
+  HttpRequirements | OperationsContext<Ops>
+> =>
+  Layer.unwrapEffect(Effect.map(AppConfig, (config) => Layer.discard(makeHttpServer(operations, { port: config.port }))))
+
+/** "http://host:port" of the running server (127.0.0.1 when it listens on all interfaces). */
+export const serverUrl: Effect.Effect<string, never, HttpServer.HttpServer> = Effect.map(HttpServer.HttpServer, (server) => {
+  const address = server.address
+  if (address._tag === "UnixAddress") return `http+unix://${address.path}`
+  const host = address.hostname === "0.0.0.0" || address.hostname === "::" ? "127.0.0.1" : address.hostname
+  return `http://${host.includes(":") ? `[${host}]` : host}:${address.port}`
+})

@@ -1,0 +1,116 @@
+// The operation record: each documented operation is defined once here-shaped (input Schema → run →
+// output Schema) and served by every door. A record names its REST route and MCP tool but knows
+// nothing of HTTP requests: doors decode the input with `inputSchema(op)`, call `run` with a context
+// they build, and wrap the output in their own envelope.
+import type { Effect } from "effect"
+import { Schema } from "effect"
+import type { Scope } from "../domain/enums.js"
+import type { ApiError, QuotaExceeded } from "../domain/errors.js"
+import type { Principal } from "../domain/principal.js"
+
+export type Method = "GET" | "POST" | "PUT" | "PATCH" | "DELETE"
+export type Version = "v1" | "v2"
+export type OperationPath = `/v1/${string}` | `/v2/${string}`
+
+/** What a door gives `run`: who is calling, and the per-request meter. */
+export interface OperationContext {
+  readonly principal: Principal
+  /**
+   * Charges `units` more requests against the caller's per-minute limit (each `include`, each sweep
+   * value). Fails with QUOTA_EXCEEDED, charging nothing, when they would pass the limit.
+   */
+  readonly charge: (units: number) => Effect.Effect<void, QuotaExceeded>
+  /** Sets a response header (`x-trades-*`, `Idempotent-Replayed`); doors without headers ignore it. */
+  readonly setHeader: (name: string, value: string) => Effect.Effect<void>
+}
+
+export interface Operation<I, O, R> {
+  /** camelCase, unique: the HttpApi endpoint name and the cursor binding. */
+  readonly name: string
+  /** snake_case MCP tool name. */
+  readonly tool: string
+  readonly method: Method
+  /** `/v2/bots/:id`: `:name` segments are read from the input's fields of that name. */
+  readonly path: OperationPath
+  readonly version: Version
+  readonly scope: Scope
+  readonly summary: string
+  /** HTTP status of a success (200; 201 for creations). */
+  readonly status: number
+  /**
+   * One Schema for every door. Its fields are split by the HTTP door: path segments by name, the
+   * rest from the query string (GET, DELETE) or the JSON body (POST, PUT, PATCH). Query values
+   * arrive as strings, so numeric and boolean fields use the dual-form schemas of `params.ts`.
+   * Unknown fields are rejected by `inputSchema`.
+   */
+  readonly input: Schema.Schema<I, any>
+  /** The `data` of the envelope; for a listing, the whole `Page` (`{ data, nextCursor }`). */
+  readonly output: Schema.Schema<O, any>
+  /** v2 listing envelope `{ data, nextCursor }` instead of `{ data }`. */
+  readonly listing: boolean
+  readonly run: (input: I, ctx: OperationContext) => Effect.Effect<O, ApiError, R>
+}
+
+/** Any operation, for registries and doors. */
+export type AnyOperation = Operation<any, any, any>
+
+/** The services the operations of a registry need, for the doors' layer types. */
+export type OperationsContext<Ops extends ReadonlyArray<AnyOperation>> = Ops[number] extends infer Op
+  ? Op extends Operation<any, any, infer R> ? R : never
+  : never
+
+interface Definition<I, IE, O, OE, R> {
+  readonly name: string
+  readonly tool: string
+  readonly method: Method
+  readonly path: OperationPath
+  readonly scope: Scope
+  readonly summary?: string
+  readonly status?: number
+  readonly input: Schema.Schema<I, IE>
+  readonly run: (input: I, ctx: OperationContext) => Effect.Effect<O, ApiError, R>
+}
+
+const versionOf = (path: OperationPath): Version => (path.startsWith("/v1/") ? "v1" : "v2")
+
+/** A non-listing operation: the output is the envelope's `data`. */
+export const operation = <I, IE, O, OE, R>(
+  def: Definition<I, IE, O, OE, R> & { readonly output: Schema.Schema<O, OE> },
+): Operation<I, O, R> => ({
+  ...def,
+  summary: def.summary ?? def.name,
+  status: def.status ?? 200,
+  version: versionOf(def.path),
+  listing: false,
+})
+
+/** A page of a listing; `nextCursor` is null on the last page. */
+export const Page = <Row, RowE>(row: Schema.Schema<Row, RowE>) =>
+  Schema.Struct({ data: Schema.Array(row), nextCursor: Schema.NullOr(Schema.String) })
+export interface Page<Row> {
+  readonly data: ReadonlyArray<Row>
+  readonly nextCursor: string | null
+}
+
+/** A listing: `run` returns a `Page` (build it with `paginate` from `paging.ts`). */
+export const listing = <I, IE, Row, RowE, R>(
+  def: Definition<I, IE, Page<Row>, unknown, R> & { readonly row: Schema.Schema<Row, RowE> },
+): Operation<I, Page<Row>, R> => {
+  const { row, ...rest } = def
+  return {
+    ...rest,
+    summary: def.summary ?? def.name,
+    status: def.status ?? 200,
+    output: Page(row),
+    version: versionOf(def.path),
+    listing: true,
+  }
+}
+
+/** The input Schema as every door must decode it: unknown fields (nested too) are errors. */
+export const inputSchema = <I, IE, R>(schema: Schema.Schema<I, IE, R>): Schema.Schema<I, IE, R> =>
+  schema.annotations({ parseOptions: { onExcessProperty: "error" } })
+
+/** `:name` segments of a route, in order. */
+export const pathParams = (path: string): ReadonlyArray<string> =>
+  path.split("/").filter((s) => s.startsWith(":")).map((s) => s.slice(1).replace(/\?$/, ""))

@@ -1,0 +1,197 @@
+// The HTTP conventions every route shares: envelopes (v2, v1, error), auth (401/403), unknown fields,
+// malformed JSON, unknown routes, defects, keys in the URL, /healthz and /openapi.json.
+import { Effect, Layer } from "effect"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { Health } from "../../src/operations/health.js"
+import { call } from "../support/http-client.js"
+import { startServer, type RunningServer } from "../support/http-server.js"
+import { aPrincipal, memoryKeys } from "../support/memory-keys.js"
+import { testOperations } from "../support/test-operations.js"
+
+let server: RunningServer
+let waiting: RunningServer
+const get = (path: string, token: string | null = "full") => call(server.url, path, { token })
+const post = (path: string, body: unknown, token = "full") => call(server.url, path, { token, method: "POST", body })
+
+const keys = memoryKeys({
+  full: aPrincipal(),
+  reader: aPrincipal({ scopes: ["read"] }),
+  lapsed: aPrincipal({ subscriptionActive: false }),
+})
+
+beforeAll(async () => {
+  server = await startServer({ operations: testOperations, keys })
+  // A second server whose Health has a check that is not ready.
+  const health = Layer.effectDiscard(
+    Effect.flatMap(Health, (h) => h.register("database", Effect.succeed({ ready: false, detail: "migrating" }))),
+  ).pipe(Layer.provideMerge(Health.layer))
+  waiting = await startServer({ operations: testOperations, keys, health })
+})
+afterAll(async () => {
+  await server.close()
+  await waiting.close()
+})
+
+const expectError = (answer: { status: number; body: any }, status: number, code: string) => {
+  expect(answer.status).toBe(status)
+  expect(answer.body).toEqual({ success: false, error: expect.any(String), code })
+}
+
+describe("envelopes", () => {
+  it("v2 object: { data }", async () => {
+    const a = await get("/v2/test-things/1")
+    expect(a.status).toBe(200)
+    expect(a.body).toEqual({ data: { id: "1" } })
+  })
+
+  it("v2 listing: { data, nextCursor }", async () => {
+    const a = await get("/v2/test-rows?limit=2")
+    expect(a.status).toBe(200)
+    expect(Object.keys(a.body).sort()).toEqual(["data", "nextCursor"])
+    expect(a.body.data).toEqual([{ id: 1, color: "red" }, { id: 2, color: "green" }])
+  })
+
+  it("v1: { success: true, data }", async () => {
+    const a = await get("/v1/test-echo?name=whale")
+    expect(a.status).toBe(200)
+    expect(a.body).toEqual({ success: true, data: { greeting: "hello whale" } })
+  })
+
+  it("a creation answers with the record's status", async () => {
+    const a = await post("/v2/test-things", { label: "x", nested: { n: 3 } })
+    expect(a.status).toBe(201)
+    expect(a.body).toEqual({ data: { label: "x", n: 3 } })
+  })
+
+  it("an operation's error keeps its code and status", async () => {
+    const a = await get("/v2/test-things/2")
+    expectError(a, 404, "NOT_FOUND")
+    expect(a.body.error).toBe("No thing has id 2")
+  })
+})
+
+describe("authentication and scopes", () => {
+  it("401 UNAUTHORIZED with www-authenticate when the key is missing", async () => {
+    const a = await get("/v2/test-rows", null)
+    expectError(a, 401, "UNAUTHORIZED")
+    expect(a.headers.get("www-authenticate")).toBe("Bearer")
+    expect(a.headers.get("x-ratelimit-limit")).toBeNull()
+  })
+
+  it("401 for an unknown key and for a malformed header", async () => {
+    expectError(await get("/v2/test-rows", "nope"), 401, "UNAUTHORIZED")
+    const basic = await fetch(`${server.url}/v2/test-rows`, { headers: { authorization: "Basic Zm9vOmJhcg==" } })
+    expect(basic.status).toBe(401)
+    expect(await basic.json()).toMatchObject({ code: "UNAUTHORIZED" })
+  })
+
+  it("403 SCOPE_REQUIRED for a read key on a write route, with rate headers", async () => {
+    const a = await post("/v2/test-things", { label: "x" }, "reader")
+    expectError(a, 403, "SCOPE_REQUIRED")
+    expect(a.headers.get("x-ratelimit-limit")).toBe("120")
+  })
+
+  it("403 SCOPE_REQUIRED for an account without an active subscription", async () => {
+    expectError(await get("/v2/test-things/1", "lapsed"), 403, "SCOPE_REQUIRED")
+  })
+
+  it("refuses a key in the query string with 401, even beside a valid header", async () => {
+    for (const name of ["key", "api_key", "token", "access_token"]) {
+      const a = await call(server.url, `/v2/test-rows?${name}=full`, { token: "full" })
+      expectError(a, 401, "UNAUTHORIZED")
+      expect(a.body.error).toContain(name)
+    }
+  })
+
+  it("a read key reads", async () => {
+    expect((await get("/v2/test-things/1", "reader")).status).toBe(200)
+  })
+})
+
+describe("validation", () => {
+  it("an unknown query parameter is VALIDATION naming it", async () => {
+    const a = await get("/v2/test-rows?limit=2&colour=red")
+    expectError(a, 400, "VALIDATION")
+    expect(a.body.error).toContain("`colour`")
+  })
+
+  it("an unknown query parameter on a route without query is VALIDATION", async () => {
+    const a = await get("/v2/test-things/1?x=1")
+    expectError(a, 400, "VALIDATION")
+    expect(a.body.error).toContain("`x`")
+  })
+
+  it("an unknown body field, top-level or nested, is VALIDATION naming it", async () => {
+    const top = await post("/v2/test-things", { label: "x", extra: true })
+    expectError(top, 400, "VALIDATION")
+    expect(top.body.error).toContain("`extra`")
+    const nested = await post("/v2/test-things", { label: "x", nested: { n: 1, m: 2 } })
+    expectError(nested, 400, "VALIDATION")
+    expect(nested.body.error).toContain("`nested.m`")
+  })
+
+  it("an unknown query parameter on a body route is VALIDATION", async () => {
+    const a = await call(server.url, "/v2/test-things?dry=1", { token: "full", method: "POST", body: { label: "x" } })
+    expectError(a, 400, "VALIDATION")
+    expect(a.body.error).toContain("`dry`")
+  })
+
+  it("malformed JSON is VALIDATION", async () => {
+    const a = await call(server.url, "/v2/test-things", { token: "full", method: "POST", rawBody: "{\"label\":" })
+    expectError(a, 400, "VALIDATION")
+    expect(a.body.error).toMatch(/JSON/)
+  })
+
+  it("a missing or out-of-range field is VALIDATION naming it", async () => {
+    const missing = await post("/v2/test-things", {})
+    expectError(missing, 400, "VALIDATION")
+    expect(missing.body.error).toContain("`label`")
+    const long = await post("/v2/test-things", { label: "x".repeat(21) })
+    expectError(long, 400, "VALIDATION")
+    expect(long.body.error).toContain("`label`")
+    const notInt = await get("/v2/test-rows?limit=2.5")
+    expectError(notInt, 400, "VALIDATION")
+    expect(notInt.body.error).toBe("limit must be an integer from 1 to 200")
+  })
+})
+
+describe("built-in failures", () => {
+  it("an unknown route is a NOT_FOUND envelope", async () => {
+    expectError(await get("/v2/no-such-thing"), 404, "NOT_FOUND")
+    expectError(await get("/nothing", null), 404, "NOT_FOUND")
+  })
+
+  it("a defect is a 500 INTERNAL envelope without internals", async () => {
+    const a = await get("/v2/test-defect")
+    expectError(a, 500, "INTERNAL")
+    expect(JSON.stringify(a.body)).not.toMatch(/secret|hunter2|Error/)
+    expect(a.headers.get("x-ratelimit-remaining")).not.toBeNull()
+  })
+})
+
+describe("healthz and openapi", () => {
+  it("GET /healthz needs no key and reports ok", async () => {
+    const a = await get("/healthz", null)
+    expect(a.status).toBe(200)
+    expect(a.body).toMatchObject({ status: "ok", waitingFor: [] })
+  })
+
+  it("GET /healthz is 503 naming what it waits for", async () => {
+    const a = await call(waiting.url, "/healthz")
+    expect(a.status).toBe(503)
+    expect(a.body).toEqual({
+      status: "waiting",
+      waitingFor: ["database"],
+      checks: { database: { ready: false, detail: "migrating" } },
+    })
+  })
+
+  it("GET /openapi.json needs no key and documents the routes from the same schemas", async () => {
+    const a = await get("/openapi.json", null)
+    expect(a.status).toBe(200)
+    expect(a.body.info.title).toBe("whalewatch")
+    expect(Object.keys(a.body.paths)).toEqual(expect.arrayContaining(["/healthz", "/v2/test-rows", "/v1/test-echo", "/v2/test-things/{id}"]))
+    const params = a.body.paths["/v2/test-rows"].get.parameters.map((p: { name: string }) => p.name)
+    expect(params).toEqual(expect.arrayContaining(["limit", "cursor", "color"]))
+  })
+})
