@@ -1,0 +1,94 @@
+// Composes the service's layers and runs it: configuration, storage (embedded PGlite or DATABASE_URL) with
+// migrations, the one-time demo key, then the HTTP server until SIGINT/SIGTERM. Holds no logic; the
+// command runner (src/command.ts) reports a failure to start as one line, never a stack trace.
+import { SqlClient } from "@effect/sql"
+import { pathToFileURL } from "node:url"
+import { Console, DateTime, Effect, Layer, Logger, LogLevel, Option } from "effect"
+import { runCommand } from "./command.js"
+import { AppConfig, isEmbedded } from "./config.js"
+import { makeHttpServer, serverUrl } from "./http/server.js"
+import { Health } from "./operations/health.js"
+import { CursorKey } from "./operations/paging.js"
+import { registry } from "./operations/registry.js"
+import { Counters } from "./store/counters.js"
+import { Keys } from "./store/keys.js"
+import { Settings } from "./store/settings.js"
+import { StoreLive } from "./store/store-live.js"
+
+/**
+ * On the first start on the embedded default, a demo account and a read,write key, printed once on
+ * stdout. The flag and the key commit together, so a crash in between prints it again next time.
+ */
+const issueDemoKey = Effect.gen(function* () {
+  const config = yield* AppConfig
+  if (!isEmbedded(config)) return
+  const sql = yield* SqlClient.SqlClient
+  const issuedAt = DateTime.formatIso(yield* DateTime.now)
+  const created = yield* Effect.gen(function* () {
+    if (!(yield* Settings.insertIfAbsent("demo_key_issued", issuedAt))) return Option.none()
+    const keys = yield* Keys
+    return Option.some(yield* keys.create({ account: "demo", scopes: ["read", "write"], subscription: true }))
+  }).pipe(sql.withTransaction, Effect.orDie)
+  if (Option.isSome(created)) {
+    yield* Console.log(`demo API key (read,write): ${created.value.key}  (account "demo"; shown only once)`)
+  }
+})
+
+/** Readiness of the database for GET /healthz. */
+const DatabaseCheckLive = Layer.effectDiscard(
+  Effect.gen(function* () {
+    const health = yield* Health
+    const sql = yield* SqlClient.SqlClient
+    yield* health.register(
+      "database",
+      sql`SELECT 1`.pipe(
+        Effect.as({ ready: true, detail: "ok" }),
+        Effect.orElseSucceed(() => ({ ready: false, detail: "database unreachable" })),
+      ),
+    )
+  }),
+)
+
+const CursorKeyLive = Layer.effect(CursorKey, Effect.map(Settings.secret("cursor"), (hex) => ({ secret: Buffer.from(hex, "hex") })))
+
+/** The doors on PORT (all interfaces), announcing where they listen. */
+const HttpLive = Layer.unwrapEffect(
+  Effect.map(AppConfig, (config) =>
+    Layer.effectDiscard(Effect.flatMap(serverUrl, (url) => Effect.logInfo(`whalewatch listening on ${url}`))).pipe(
+      Layer.provideMerge(makeHttpServer(registry, { port: config.port })),
+    )),
+)
+
+/** Everything that serves, over the store's services. */
+const DoorsLive = Layer.mergeAll(HttpLive, DatabaseCheckLive).pipe(
+  Layer.provide(Layer.mergeAll(Counters.live, CursorKeyLive, Health.layer)),
+)
+
+const logLevels = {
+  trace: LogLevel.Trace,
+  debug: LogLevel.Debug,
+  info: LogLevel.Info,
+  warn: LogLevel.Warning,
+  error: LogLevel.Error,
+  fatal: LogLevel.Fatal,
+  none: LogLevel.None,
+} as const
+
+/** `whalewatch serve`: runs until interrupted; closing releases HTTP, then the pool, PGlite and the lock. */
+export const serve: Effect.Effect<void, unknown> = Effect.gen(function* () {
+  const config = yield* AppConfig
+  const storage = Option.match(config.databaseUrl, {
+    onNone: () => `embedded PostgreSQL in DATA_DIR ${config.dataDir}`,
+    onSome: () => "PostgreSQL at DATABASE_URL",
+  })
+  // In order: storage (migrated), the demo key, then the doors; released in reverse.
+  yield* Effect.gen(function* () {
+    const store = yield* Layer.build(StoreLive("server"))
+    yield* issueDemoKey.pipe(Effect.provide(store))
+    yield* Effect.logInfo(`whalewatch storage ready (${storage})`)
+    return yield* Layer.launch(DoorsLive.pipe(Layer.provide(Layer.succeedContext(store))))
+  }).pipe(Effect.scoped, Logger.withMinimumLogLevel(logLevels[config.logLevel]))
+})
+
+// `node --import tsx src/main.ts` runs the service directly (the CLI's `serve` imports it instead).
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) runCommand(serve)

@@ -1,0 +1,92 @@
+// The embedded PostgreSQL host: runs in a worker thread, opens PGlite on one data dir and serves it on a
+// local socket through pglite-socket. PGlite runs queries as synchronous WASM, so it must never share the
+// service's event loop. It knows nothing of the lock file; `embedded.ts` owns that.
+import { readFile, unlink } from "node:fs/promises"
+import { parentPort, workerData } from "node:worker_threads"
+import { PGlite } from "@electric-sql/pglite"
+import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
+
+export interface WorkerInput {
+  readonly pgDir: string
+  /** A unix socket path, or TCP on 127.0.0.1 with an OS-assigned port when absent. */
+  readonly socketPath: string | null
+  readonly maxConnections: number
+  /** A `dumpDataDir` tarball to start a data dir that does not exist yet (tests use it for speed). */
+  readonly template: string | null
+  readonly fresh: boolean
+}
+
+export type WorkerOutput =
+  | { readonly type: "listening"; readonly socket: string }
+  | { readonly type: "listening"; readonly host: string; readonly port: number }
+  | { readonly type: "failed"; readonly message: string }
+  | { readonly type: "stopped" }
+
+export type WorkerCommand = { readonly type: "stop" }
+
+const input = workerData as WorkerInput
+const port = parentPort
+if (port === null) throw new Error("embedded-worker must run in a worker thread")
+const post = (message: WorkerOutput) => port.postMessage(message)
+
+const open = async (): Promise<PGlite> => {
+  if (input.fresh && input.template !== null) {
+    const bytes = await readFile(input.template)
+    return PGlite.create({ dataDir: input.pgDir, loadDataDir: new Blob([bytes]) })
+  }
+  return PGlite.create({ dataDir: input.pgDir })
+}
+
+const start = async () => {
+  const db = await open()
+  if (input.socketPath !== null) {
+    // The caller holds the lock, so a socket file left here belongs to a dead process.
+    await unlink(input.socketPath).catch(() => undefined)
+  }
+  const server = new PGLiteSocketServer(
+    input.socketPath !== null
+      ? { db, path: input.socketPath, maxConnections: input.maxConnections }
+      : { db, host: "127.0.0.1", port: 0, maxConnections: input.maxConnections },
+  )
+  await server.start()
+  if (input.socketPath !== null) {
+    post({ type: "listening", socket: input.socketPath })
+  } else {
+    const conn = server.getServerConn()
+    const at = conn.lastIndexOf(":")
+    post({ type: "listening", host: conn.slice(0, at), port: Number(conn.slice(at + 1)) })
+  }
+  let stopping = false
+  port.on("message", (command: WorkerCommand) => {
+    if (command.type !== "stop" || stopping) return
+    stopping = true
+    void (async () => {
+      await server.stop().catch(() => undefined)
+      // close() checkpoints and flushes the data dir; skipping it is what corrupts a dir on exit.
+      await db.close().catch(() => undefined)
+      if (input.socketPath !== null) await unlink(input.socketPath).catch(() => undefined)
+      post({ type: "stopped" })
+      port.close()
+    })()
+  })
+}
+
+/** PGlite sometimes throws plain objects (an Emscripten exit status, an errno record). */
+const describe = (error: unknown): string => {
+  if (error instanceof Error) return error.message
+  if (typeof error === "object" && error !== null) {
+    if ("message" in error && typeof error.message === "string") return error.message
+    try {
+      return JSON.stringify(error)
+    } catch {
+      return String(error)
+    }
+  }
+  return String(error)
+}
+
+start().catch((error: unknown) => {
+  post({ type: "failed", message: describe(error) })
+  // Ends this thread only; a half-opened PGlite would otherwise keep it alive.
+  process.exit(1)
+})
