@@ -236,6 +236,22 @@ describe("venue_b hand-written frames", () => {
     })
   })
 
+  it("market_resolved without a winning asset (the 50-50 resolution) → MarketVoided", () => {
+    // The simulator's void: empty winner, "50-50", even outcome prices (see ./frames.ts).
+    const frame: VenueBMarketResolved = {
+      ...listing, event_type: "market_resolved", winning_asset_id: "", winning_outcome: "50-50", outcome_prices: ["0.5", "0.5"],
+    }
+    const voided = only(decodeVenueB(frame, AT), "MarketVoided")
+    expect(voided).toEqual({ _tag: "MarketVoided", venue: "venue_b", ts: 1766790415550, receivedAt: AT, contract: market })
+    expect(isFeedEvent(voided)).toBe(true)
+    expect(Schema.is(VenueBMarketMessage)(frame)).toBe(true)
+    const { winning_asset_id: _w, ...absent } = frame
+    expect(only(decodeVenueB(JSON.stringify(absent), AT), "MarketVoided").contract).toBe(market)
+    expect(only(decodeVenueB({ ...frame, winning_asset_id: null }, AT), "MarketVoided").contract).toBe(market)
+    // A winner that is there but not a token id is still a bad frame, not a void.
+    expect(decodeVenueB({ ...frame, winning_asset_id: 7 }, AT).rejected[0]?.reason).toMatch(/winning_asset_id/)
+  })
+
   it("PONG is a heartbeat: nothing decoded, nothing rejected", () => {
     expect(decodeVenueB("PONG", AT)).toEqual({ events: [], rejected: [] })
   })

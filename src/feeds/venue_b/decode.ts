@@ -203,15 +203,16 @@ const newMarket = (o: Record<string, unknown>, receivedAt: number, out: Array<Fe
   })
 }
 
+/** A resolution with no winning asset (empty or absent `winning_asset_id`) is a void (see ./frames.ts). */
 const resolved = (o: Record<string, unknown>, receivedAt: number, out: Array<FeedEvent>): void => {
-  out.push({
-    _tag: "MarketSettled",
-    venue: VENUE,
-    ts: eventTime(o, receivedAt),
-    receivedAt,
-    contract: string(o["market"] ?? o["condition_id"], "market"),
-    winner: string(o["winning_asset_id"], "winning_asset_id"),
-  })
+  const ts = eventTime(o, receivedAt)
+  const contract = string(o["market"] ?? o["condition_id"], "market")
+  const winner = o["winning_asset_id"]
+  if (winner === undefined || winner === null || winner === "") {
+    out.push({ _tag: "MarketVoided", venue: VENUE, ts, receivedAt, contract })
+    return
+  }
+  out.push({ _tag: "MarketSettled", venue: VENUE, ts, receivedAt, contract, winner: string(winner, "winning_asset_id") })
 }
 
 // A wallet address is never a name; users without a username get `<wallet>-<ms>` as `name`.

@@ -13,6 +13,10 @@
 //   `tags` matching a category or kind word case-insensitively ("Crypto", "NBA").
 // - `new_market` may carry `start_date` / `end_date` (ISO 8601 or epoch ms) for open/close times,
 //   and `description` (the resolution rule).
+// - Void: a `market_resolved` with no winning asset (`winning_asset_id` empty, null or absent) is a
+//   void, MarketVoided (the real venue's 50-50 resolution). The simulator sends it with
+//   `winning_asset_id` "", `winning_outcome` "50-50" and `outcome_prices` ["0.5","0.5"]; the decoder
+//   keys on the missing winner alone.
 // - The trades feed is the Data-API `Trade` row, sent one row per frame or as an array of rows (the
 //   `/trades` response body). `timestamp` is epoch **seconds**. `name` is a public name only when it
 //   is not a wallet address (nor the Data-API's auto `<wallet>-<ms>` name); else `pseudonym`.
@@ -171,8 +175,12 @@ export type VenueBNewMarket = typeof VenueBNewMarket.Type
 export const VenueBMarketResolved = Schema.Struct({
   event_type: Schema.Literal("market_resolved"),
   ...marketFields,
-  winning_asset_id: Schema.String,
+  /** Winning token id; empty or absent = void (see the file's top). */
+  winning_asset_id: Schema.optional(Schema.String),
+  /** Winning outcome name; "50-50" on a void. */
   winning_outcome: Schema.String,
+  /** Final price per outcome, in the order of `outcomes` (["0.5","0.5"] on a void). */
+  outcome_prices: Schema.optional(Schema.Array(DecimalText)),
 })
 export type VenueBMarketResolved = typeof VenueBMarketResolved.Type
 

@@ -6,7 +6,8 @@ import { Schema } from "effect"
 import { FeedEvent } from "../../domain/feed-events.js"
 import type { Decoded } from "../../domain/feed-events.js"
 import { decodeVenueBUs } from "./decode.js"
-import type { VenueBUsMarketDataFrame, VenueBUsSnakeMarketDataFrame, VenueBUsSnakeTradeFrame, VenueBUsTradeFrame } from "./frames.js"
+import { VenueBUsMarketDataFrame } from "./frames.js"
+import type { VenueBUsListing, VenueBUsSnakeMarketDataFrame, VenueBUsSnakeTradeFrame, VenueBUsTradeFrame } from "./frames.js"
 
 const AT = 1_800_000_000_000
 const isFeedEvent = Schema.is(FeedEvent)
@@ -49,6 +50,95 @@ describe("venue_b_us marketData", () => {
   it("a closed-like state also yields MarketClosed", () => {
     const closed = { marketData: { ...book.marketData, state: "MARKET_STATE_CLOSED" } }
     expect(clean(decodeVenueBUs(closed, AT)).map((e) => e._tag)).toEqual(["BookSnapshot", "BookSnapshot", "MarketClosed"])
+  })
+})
+
+describe("venue_b_us listing and settlement extensions (simulator conventions, ./frames.ts)", () => {
+  const listing: VenueBUsListing = {
+    slug: "btc-100k-2025", title: "Will BTC close above 100k?", category: "crypto", kind: "bitcoin", series: "btc-daily",
+    outcomes: [{ id: "yes", name: "Yes", label: "Above" }, { id: "no", name: "No", label: "Below" }],
+    event: { slug: "btc-daily-2025-01-15", title: "Bitcoin daily" },
+    startTime: "2024-01-15T00:00:00Z", endTime: "2024-01-16T00:00:00.000Z",
+  }
+  const withListing: VenueBUsMarketDataFrame = { marketData: { ...book.marketData, market: listing } }
+  const common = { venue: "venue_b_us", ts: Date.UTC(2024, 0, 15, 10, 30), receivedAt: AT, contract: "btc-100k-2025" }
+
+  it("a frame carrying `market` → MarketListed first, then the books", () => {
+    expect(Schema.is(VenueBUsMarketDataFrame)(withListing)).toBe(true)
+    const events = clean(decodeVenueBUs(JSON.stringify(withListing), AT))
+    expect(events.map((e) => e._tag)).toEqual(["MarketListed", "BookSnapshot", "BookSnapshot"])
+    expect(events[0]).toEqual({
+      _tag: "MarketListed", ...common, event: "btc-daily-2025-01-15", eventTitle: "Bitcoin daily",
+      title: "Will BTC close above 100k?", category: "crypto", kind: "bitcoin",
+      outcomes: [{ id: "yes", name: "Yes", label: "Above" }, { id: "no", name: "No", label: "Below" }],
+      rule: null, series: "btc-daily", opensAt: Date.UTC(2024, 0, 15), closesAt: Date.UTC(2024, 0, 16), feeRate: null,
+    })
+    // Books are unchanged by the extension.
+    expect(events.slice(1)).toEqual(clean(decodeVenueBUs(book, AT)))
+  })
+
+  it("the decoder is stateless: every frame with `market` lists again (an upsert downstream)", () => {
+    const first = clean(decodeVenueBUs(withListing, AT))
+    const again = clean(decodeVenueBUs(withListing, AT + 1))
+    expect(again[0]).toEqual({ ...first[0], receivedAt: AT + 1 })
+  })
+
+  it("a minimal listing: ids stay yes/no, names default, null event and series, epoch-ms times, venue-style words", () => {
+    const minimal = { marketData: { ...book.marketData, market: { title: "Lakers beat Celtics?", category: "Sports", kind: "NBA", series: null, event: null, endTime: 1705363200000 } } }
+    expect(clean(decodeVenueBUs(minimal, AT))[0]).toMatchObject({
+      _tag: "MarketListed", event: null, eventTitle: null, series: null, category: "sports", kind: "nba",
+      outcomes: [{ id: "yes", name: "Yes", label: "Yes" }, { id: "no", name: "No", label: "No" }],
+      opensAt: null, closesAt: 1705363200000,
+    })
+    // Outcome ids in the listing are informational: the books' ids are yes/no.
+    const odd = { marketData: { ...book.marketData, market: { ...listing, outcomes: [{ id: "LAL", name: "Lakers" }, { id: "BOS", name: "Celtics" }] } } }
+    expect(clean(decodeVenueBUs(odd, AT))[0]).toMatchObject({
+      outcomes: [{ id: "yes", name: "Lakers", label: "Lakers" }, { id: "no", name: "Celtics", label: "Celtics" }],
+    })
+  })
+
+  it("the snake_case variant carries the same extensions", () => {
+    const snake: VenueBUsSnakeMarketDataFrame = {
+      market_data: {
+        market_slug: "btc-100k-2025", bids: book.marketData.bids, offers: book.marketData.offers, transact_time: "2024-01-15T10:30:00Z",
+        market: listing, state: "MARKET_STATE_SETTLED", settlement: { result: "no" },
+      },
+    }
+    expect(clean(decodeVenueBUs(snake, AT)).map((e) => e._tag)).toEqual(["MarketListed", "BookSnapshot", "BookSnapshot", "MarketClosed", "MarketSettled"])
+  })
+
+  const ended = (result: string): VenueBUsMarketDataFrame => ({
+    marketData: { ...book.marketData, bids: [], offers: [], state: "MARKET_STATE_SETTLED", settlement: { result: result as "yes" } },
+  })
+
+  it("settlement yes / no → MarketSettled with that outcome, after MarketClosed", () => {
+    for (const winner of ["yes", "no"] as const) {
+      const events = clean(decodeVenueBUs(JSON.stringify(ended(winner)), AT))
+      expect(events.map((e) => e._tag)).toEqual(["BookSnapshot", "BookSnapshot", "MarketClosed", "MarketSettled"])
+      expect(events[3]).toEqual({ _tag: "MarketSettled", ...common, winner })
+    }
+  })
+
+  it("settlement void → MarketVoided", () => {
+    const events = clean(decodeVenueBUs(ended("void"), AT))
+    expect(events.map((e) => e._tag)).toEqual(["BookSnapshot", "BookSnapshot", "MarketClosed", "MarketVoided"])
+    expect(events[3]).toEqual({ _tag: "MarketVoided", ...common })
+  })
+
+  it("a malformed extension rejects the frame", () => {
+    const frames = [
+      ended("maybe"),
+      { marketData: { ...book.marketData, settlement: "yes" } },
+      { marketData: { ...book.marketData, market: { ...listing, title: "" } } },
+      { marketData: { ...book.marketData, market: { ...listing, outcomes: [{ name: "Yes" }] } } },
+      { marketData: { ...book.marketData, market: { ...listing, event: { title: "no slug" } } } },
+      { marketData: { ...book.marketData, market: [] } },
+    ]
+    for (const frame of frames) {
+      const decoded = decodeVenueBUs(frame, AT)
+      expect(decoded.events).toEqual([])
+      expect(decoded.rejected).toHaveLength(1)
+    }
   })
 })
 

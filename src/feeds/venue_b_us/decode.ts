@@ -1,10 +1,10 @@
 // venue_b_us decoder: one Polymarket US markets-socket frame → FeedEvents. Pure and total: a bad
 // frame is a FrameRejected, never a throw; `{"heartbeat":{}}` decodes to nothing. Both the
 // camelCase and the snake_case variants are read. Shapes and conventions: ./frames.ts.
-import type { Decoded, FeedEvent, Level } from "../../domain/feed-events.js"
+import type { Decoded, FeedEvent, FeedOutcome, Level } from "../../domain/feed-events.js"
 import {
-  EMPTY, NOT_JSON, array, bad, complement, decimalOrNaN, epochOrNaN, isRecord, isoOrNaN, parseText, price, reasonOf,
-  record, rejectedOnly, size, string,
+  EMPTY, NOT_JSON, array, bad, categoryKind, complement, decimalOrNaN, epochOrNaN, isRecord, isoOrNaN, optionalString,
+  parseText, price, reasonOf, record, rejectedOnly, size, string,
 } from "../wire.js"
 
 const VENUE = "venue_b_us" as const
@@ -71,11 +71,72 @@ const marketData = (m: Record<string, unknown>, receivedAt: number, out: Array<F
   const ts = time(m["transactTime"] ?? m["transact_time"], "transactTime")
   const bids = levels(m["bids"], "bids")
   const asks = levels(m["offers"], "offers")
+  // Extensions (./frames.ts): the listing comes first, so the books never precede it.
+  const listing = m["market"]
+  if (listing !== undefined) listed(record(listing, "market"), contract, ts, receivedAt, out)
   out.push({ _tag: "BookSnapshot", venue: VENUE, ts, receivedAt, contract, outcome: "yes", bids, asks })
   out.push({
     _tag: "BookSnapshot", venue: VENUE, ts, receivedAt, contract, outcome: "no", bids: mirrored(asks), asks: mirrored(bids),
   })
   if (CLOSED_STATES.has(m["state"])) out.push({ _tag: "MarketClosed", venue: VENUE, ts, receivedAt, contract })
+  const settlement = m["settlement"]
+  if (settlement !== undefined) settled(record(settlement, "settlement"), contract, ts, receivedAt, out)
+}
+
+/** Listing times may be ISO text or epoch ms; absent or unreadable → null. */
+const optionalTime = (value: unknown): number | null => {
+  const iso = isoOrNaN(value)
+  if (Number.isFinite(iso)) return iso
+  const ms = epochOrNaN(value, 1)
+  return Number.isFinite(ms) ? ms : null
+}
+
+const OUTCOME_IDS = ["yes", "no"] as const
+const OUTCOME_NAMES = ["Yes", "No"] as const
+
+const listed = (l: Record<string, unknown>, contract: string, ts: number, receivedAt: number, out: Array<FeedEvent>): void => {
+  const sides = l["outcomes"] === undefined ? [] : array(l["outcomes"], "market outcomes")
+  if (sides.length !== 0 && sides.length !== 2) return bad("market outcomes does not name exactly two outcomes")
+  const outcome = (i: 0 | 1): FeedOutcome => {
+    const side = sides[i]
+    if (side === undefined) return { id: OUTCOME_IDS[i], name: OUTCOME_NAMES[i], label: OUTCOME_NAMES[i] }
+    const o = record(side, "market outcome")
+    const name = string(o["name"], "market outcome name")
+    return { id: OUTCOME_IDS[i], name, label: optionalString(o["label"]) ?? name }
+  }
+  const event = l["event"] === undefined || l["event"] === null ? null : record(l["event"], "market event")
+  const { category, kind } = categoryKind(l["category"], l["kind"], l["tags"])
+  out.push({
+    _tag: "MarketListed",
+    venue: VENUE,
+    ts,
+    receivedAt,
+    contract,
+    event: event === null ? null : string(event["slug"], "market event slug"),
+    eventTitle: event === null ? null : optionalString(event["title"]),
+    title: string(l["title"], "market title"),
+    category,
+    kind,
+    outcomes: [outcome(0), outcome(1)],
+    rule: optionalString(l["rule"]),
+    series: optionalString(l["series"]),
+    opensAt: optionalTime(l["startTime"]),
+    closesAt: optionalTime(l["endTime"]),
+    feeRate: null,
+  })
+}
+
+const settled = (s: Record<string, unknown>, contract: string, ts: number, receivedAt: number, out: Array<FeedEvent>): void => {
+  const result = s["result"]
+  if (result === "yes" || result === "no") {
+    out.push({ _tag: "MarketSettled", venue: VENUE, ts, receivedAt, contract, winner: result })
+    return
+  }
+  if (result === "void") {
+    out.push({ _tag: "MarketVoided", venue: VENUE, ts, receivedAt, contract })
+    return
+  }
+  return bad("settlement result is not yes, no or void")
 }
 
 type Taker = { readonly outcome: "yes" | "no"; readonly action: "buy" | "sell" }

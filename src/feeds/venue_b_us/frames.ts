@@ -18,6 +18,16 @@
 // - An optional `tradeId` (`trade_id`) names the print; without it the decoder derives one.
 // - A book frame whose `state` is closed-like (CLOSED, HALTED, SUSPENDED, EXPIRED, SETTLED,
 //   TERMINATED) also yields MarketClosed.
+//
+// Extensions (the real socket has no listing or result message; our simulator carries them on
+// `marketData` / `market_data` as extra fields, which a real client ignores; camelCase keys in both):
+// - `market` (VenueBUsListing): the listing — title, category / kind (spec words, else matched like
+//   venue_b's tags), series, outcome names and labels, event {slug, title}, startTime / endTime (ISO
+//   8601 or epoch ms). Any frame carrying it yields MarketListed (before the books); it is sent at
+//   listing and on every subscription's first frame, so a repeated listing is an upsert downstream.
+//   Outcome ids stay "yes" / "no" whatever the listing says; its `outcomes[0]` names the long side.
+// - `settlement: {result: "yes" | "no" | "void"}` (with state MARKET_STATE_SETTLED): the result.
+//   "yes" / "no" yield MarketSettled with that winner, "void" MarketVoided (after MarketClosed).
 import { Schema } from "effect"
 
 export const VenueBUsMoney = Schema.Struct({ value: Schema.String, currency: Schema.String })
@@ -37,6 +47,39 @@ export type VenueBUsStats = typeof VenueBUsStats.Type
 
 export const VenueBUsMarketState = Schema.String // e.g. "MARKET_STATE_OPEN"
 
+/** One side of the listing extension; `id` is informational (the decoder's ids are "yes" / "no"). */
+export const VenueBUsListingOutcome = Schema.Struct({
+  id: Schema.optional(Schema.String),
+  name: Schema.String,
+  label: Schema.optional(Schema.String),
+})
+export type VenueBUsListingOutcome = typeof VenueBUsListingOutcome.Type
+
+/** Extension (see the file's top): the listing of the market, carried on `marketData.market`. */
+export const VenueBUsListing = Schema.Struct({
+  slug: Schema.optional(Schema.String),
+  title: Schema.String,
+  category: Schema.optional(Schema.String),
+  kind: Schema.optional(Schema.String),
+  series: Schema.optional(Schema.NullOr(Schema.String)),
+  /** Long (yes) side first. */
+  outcomes: Schema.optional(Schema.Array(VenueBUsListingOutcome)),
+  event: Schema.optional(Schema.NullOr(Schema.Struct({ slug: Schema.String, title: Schema.optional(Schema.String) }))),
+  /** ISO 8601 text or epoch ms. */
+  startTime: Schema.optional(Schema.Union(Schema.String, Schema.Number)),
+  endTime: Schema.optional(Schema.Union(Schema.String, Schema.Number)),
+  /** The resolution rule, when known. */
+  rule: Schema.optional(Schema.String),
+})
+export type VenueBUsListing = typeof VenueBUsListing.Type
+
+export const VenueBUsSettlementResult = Schema.Literal("yes", "no", "void")
+export type VenueBUsSettlementResult = typeof VenueBUsSettlementResult.Type
+
+/** Extension (see the file's top): the market's result, carried on `marketData.settlement`. */
+export const VenueBUsSettlement = Schema.Struct({ result: VenueBUsSettlementResult })
+export type VenueBUsSettlement = typeof VenueBUsSettlement.Type
+
 /** Full book of one market (the long side). */
 export const VenueBUsMarketData = Schema.Struct({
   marketSlug: Schema.String,
@@ -45,6 +88,9 @@ export const VenueBUsMarketData = Schema.Struct({
   state: Schema.optional(VenueBUsMarketState),
   stats: Schema.optional(VenueBUsStats),
   transactTime: Schema.String,
+  // whalewatch extensions (see the file's top).
+  market: Schema.optional(VenueBUsListing),
+  settlement: Schema.optional(VenueBUsSettlement),
 })
 export type VenueBUsMarketData = typeof VenueBUsMarketData.Type
 
@@ -104,6 +150,8 @@ export const VenueBUsSnakeMarketDataFrame = Schema.Struct({
     offers: Schema.Array(VenueBUsLevel),
     state: Schema.optional(Schema.Union(Schema.String, Schema.Number)),
     transact_time: Schema.String,
+    market: Schema.optional(VenueBUsListing),
+    settlement: Schema.optional(VenueBUsSettlement),
   }),
 })
 export type VenueBUsSnakeMarketDataFrame = typeof VenueBUsSnakeMarketDataFrame.Type
