@@ -24,7 +24,32 @@ export const WebhookUrl = Schema.String.pipe(
   }),
 )
 
-/** An event type name, e.g. `trade.followed` or `copy.executed`. */
+/**
+ * Every event type a delivery can carry (the spec names `trade.followed` and `copy.executed` and leaves the
+ * full list open). Registration refuses any other name.
+ * - `trade.whale`: a whale trade was recorded (a List Trades row).
+ * - `trade.followed`: a trader one of the account's trader bots follows bought or sold.
+ * - `copy.executed`: a bot copied a trade on paper (trader or signal bot).
+ * - `move.detected`: a market move was recorded (a List Moves row: move, flip or whales).
+ * - `bot.trade`: one of the account's bots opened or closed a trade (market bots included).
+ * - `paper.order.filled`: a paper order placed by hand was filled.
+ * - `paper.position.settled`: a paper holding of the account settled.
+ */
+export const WEBHOOK_EVENT_TYPES = [
+  "trade.whale",
+  "trade.followed",
+  "copy.executed",
+  "move.detected",
+  "bot.trade",
+  "paper.order.filled",
+  "paper.position.settled",
+] as const
+export type WebhookEventTypeName = (typeof WEBHOOK_EVENT_TYPES)[number]
+
+export const isWebhookEventType = (s: string): s is WebhookEventTypeName =>
+  (WEBHOOK_EVENT_TYPES as ReadonlyArray<string>).includes(s)
+
+/** An event type name, e.g. `trade.followed` or `copy.executed` (membership is checked by the operation). */
 export const WebhookEventType = Schema.String.pipe(
   Schema.pattern(/^[a-z][a-z0-9_]*(\.[a-z][a-z0-9_]*)*$/, { message: () => "events must be event type names such as trade.followed" }),
   Schema.maxLength(100, { message: () => "events must be event type names of at most 100 characters" }),

@@ -17,7 +17,13 @@ export type DbRole = "server" | "cli"
 
 export type DbError = ConfigError.ConfigError | DataDirInUse | EmbeddedFailed | SqlError.SqlError | Migrator.MigrationError
 
-/** A PgClient pool on one connection. PGlite serialises every query on one backend, so pools stay small. */
+/**
+ * A PgClient pool on one connection. On the embedded database the pool is ONE connection: pglite-socket
+ * feeds every connection's protocol messages into PGlite's single session one message at a time and only
+ * keeps a connection's messages together while an explicit transaction is open, so a second connection's
+ * BEGIN could land between the Parse/Bind/Execute/Sync of another's query (observed: concurrent
+ * transactions hung). PGlite runs one query at a time anyway, so serialising on the client costs nothing.
+ */
 export const pgLayer = (
   connection: PgConnection,
   options: { readonly maxConnections?: number } = {},
@@ -26,7 +32,7 @@ export const pgLayer = (
     ...(connection._tag === "Url"
       ? { url: Redacted.make(connection.url) }
       : { host: connection.address.host, port: connection.address.port, username: "postgres", database: "postgres" }),
-    maxConnections: options.maxConnections ?? 10,
+    maxConnections: connection._tag === "Embedded" ? 1 : (options.maxConnections ?? 10),
     idleTimeout: "60 seconds",
     connectTimeout: "10 seconds",
     applicationName: "whalewatch",
@@ -60,6 +66,6 @@ export const DbLive = (role: DbRole): Layer.Layer<PgClient.PgClient | SqlClient.
       const address = role === "server"
         ? yield* hostDataDir({ dataDir: config.dataDir, role: "server" })
         : yield* connectDataDir(config.dataDir)
-      return dbLayerOn({ _tag: "Embedded", address }, { maxConnections: role === "server" ? 8 : 2 })
+      return dbLayerOn({ _tag: "Embedded", address }, { maxConnections: 1 })
     }),
   )
