@@ -92,7 +92,20 @@ const serve: Command = (args) =>
     ? Effect.fail(new UsageError({ message: `serve takes no arguments (got ${args[0]})` }))
     : Effect.flatMap(Effect.promise(() => import("./main.js")), (main) => main.serve)
 
-const commands: Record<string, Command> = { serve, key }
+/** `whalewatch sim`: the venue simulator alone on SIM_PORT (a fake venue any client can use). */
+const sim: Command = (args) =>
+  args.length > 0
+    ? Effect.fail(new UsageError({ message: `sim takes no arguments; configure it with SIM_PORT, SIM_SEED, HISTORY_DAYS (got ${args[0]})` }))
+    : Effect.flatMap(Effect.promise(() => import("./sim/serve.js")), (module) => module.serveSim)
+
+/** `whalewatch record --venue V --out F.jsonl [--seconds N] [--url ws://host:port]`. */
+const record: Command = (args) =>
+  Effect.flatMap(
+    Effect.promise(() => import("./feeds/record.js").then((module) => module.recordCommand(args))),
+    (code) => Effect.sync(() => { process.exitCode = code }),
+  )
+
+const commands: Record<string, Command> = { serve, key, sim, record }
 
 const [name = "serve", ...rest] = process.argv.slice(2)
 const command = commands[name]

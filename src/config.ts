@@ -29,6 +29,8 @@ export const AppConfig = Config.all({
   logLevel: LogLevelName,
   simPort: port("SIM_PORT", 8090),
   simSeed: Config.integer("SIM_SEED").pipe(Config.withDefault(42)),
+  /** Base `ws://host:port` of the venues; unset = run the built-in simulator in-process on SIM_PORT. */
+  venuesUrl: url("VENUES_URL", ["ws", "wss"]),
   historyDays: Config.integer("HISTORY_DAYS").pipe(
     Config.withDefault(30),
     Config.validate({ message: "HISTORY_DAYS must be an integer from 0 to 365", validation: (n) => n >= 0 && n <= 365 }),

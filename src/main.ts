@@ -7,6 +7,11 @@ import { Console, DateTime, Effect, Layer, Logger, LogLevel, Option } from "effe
 import { runCommand } from "./command.js"
 import { AppConfig, isEmbedded } from "./config.js"
 import { makeHttpServer, serverUrl } from "./http/server.js"
+import { FeedBus } from "./actors/bus.js"
+import { MarketBus, MarketsLive } from "./actors/markets/market-bus.js"
+import { FeedsLive } from "./feeds/live.js"
+import { IntelBus } from "./intel/intel-bus.js"
+import { IntelLive } from "./intel/live.js"
 import { Health } from "./operations/health.js"
 import { CursorKey } from "./operations/paging.js"
 import { registry } from "./operations/registry.js"
@@ -59,9 +64,12 @@ const HttpLive = Layer.unwrapEffect(
     )),
 )
 
+/** Feeds → market actors → intelligence (backfill first), sharing the feed and market buses. */
+const IngestLive = Layer.mergeAll(MarketsLive, IntelLive).pipe(Layer.provideMerge(FeedsLive))
+
 /** Everything that serves, over the store's services. */
-const DoorsLive = Layer.mergeAll(HttpLive, DatabaseCheckLive).pipe(
-  Layer.provide(Layer.mergeAll(Counters.live, CursorKeyLive, Health.layer)),
+const DoorsLive = Layer.mergeAll(HttpLive, DatabaseCheckLive, IngestLive).pipe(
+  Layer.provide(Layer.mergeAll(Counters.live, CursorKeyLive, Health.layer, FeedBus.layer, MarketBus.layer, IntelBus.layer)),
 )
 
 const logLevels = {

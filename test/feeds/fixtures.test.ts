@@ -23,8 +23,7 @@ describe("simulator fixtures", () => {
     for (const h of replayer.health()) expect(h.rejected).toEqual({})
     const tags = new Set(events.map((e) => e._tag))
     expect(tags).toContain("BookSnapshot")
-    // venue_b_us lists markets only through a whalewatch extension of `marketData` (decoder's choice).
-    if (!file.startsWith("venue_b_us")) expect(tags).toContain("MarketListed")
+    expect(tags).toContain("MarketListed")
     expect([...replay(path(file))]).toEqual(events)
     // receivedAt never goes backwards within a recording.
     for (let i = 1; i < events.length; i++) expect(events[i]!.receivedAt).toBeGreaterThanOrEqual(events[i - 1]!.receivedAt)

@@ -2,7 +2,13 @@
 // one line here; ids never change once released.
 import { Migrator } from "@effect/sql"
 import foundation from "./0001_foundation.js"
+import webhooks from "./0002_webhooks.js"
+import markets from "./0003_markets.js"
+import intel from "./0004_intel.js"
 
 export const loader = Migrator.fromRecord({
   "0001_foundation": foundation,
+  "0002_webhooks": webhooks,
+  "0003_markets": markets,
+  "0004_intel": intel,
 })
