@@ -1,0 +1,137 @@
+import { describe, expect, it } from "vitest"
+import {
+  aClose, aDelta, anAttribution, aListing, aPrint, aSettlement, aSnapshot, aTicker, aVoid, collector,
+} from "../../../test/actors/market-builders.js"
+import { MarketRegistry } from "./registry.js"
+
+const HOUR = 3_600_000
+
+describe("MarketRegistry", () => {
+  it("spawns on a listing and treats a repeated listing as an upsert", () => {
+    const out = collector()
+    const registry = new MarketRegistry(out.sink)
+    registry.deliver([aListing({ contract: "C1", t: 100, event: "E1" })])
+    registry.deliver([aListing({ contract: "C1", t: 200, event: "E1" })])
+    registry.deliver([aListing({ contract: "C1", t: 300, event: "E1", title: "New title" })])
+    expect(out.tags()).toEqual(["MarketOpened"])
+    expect(registry.info("venue_a:C1")).toMatchObject({ title: "New title", listedAt: 100, event: "venue_a:event:E1" })
+    expect(registry.counters.spawned).toBe(1)
+    expect(registry.contractsOfEvent("venue_a:event:E1")).toEqual(["venue_a:C1"])
+    expect(registry.openRefs()).toEqual(["venue_a:C1"])
+  })
+
+  it("sends once per contract per batch, whatever the number of levels or events", () => {
+    const out = collector()
+    const registry = new MarketRegistry(out.sink)
+    registry.deliver([aListing({ contract: "C1" }), aListing({ contract: "C2" })])
+    const sends = registry.counters.sends
+    const levels = Array.from({ length: 200 }, (_, i) => [(10 + i) / 1_000, 10] as const)
+    registry.deliver([
+      aSnapshot({ contract: "C1", t: 10, bids: levels, asks: [[0.9, 5]] }),
+      aDelta({ contract: "C1", t: 11, changes: [["yes", "bid", 0.5, 1], ["no", "ask", 0.5, 1]] }),
+      aSnapshot({ contract: "C2", t: 12, bids: [[0.3, 1]], asks: [[0.4, 1]] }),
+      aPrint({ contract: "C1", t: 13, price: 0.55 }),
+    ])
+    expect(registry.counters.sends - sends).toBe(2)
+    expect(registry.book("venue_a:C1", 2)?.sides[0]).toMatchObject({
+      bids: [{ price: 0.5, size: 1 }, { price: 0.209, size: 10 }],
+      bestAsk: { price: 0.9, size: 5 },
+    })
+    expect(registry.lastPrice("venue_a:C1")).toBe(0.55)
+    expect(registry.yesPrice("venue_a:C2")).toBe(0.35)
+  })
+
+  it("resolves trades and settlements to sides; unknown outcomes and winners are counted and ignored", () => {
+    const out = collector()
+    const registry = new MarketRegistry(out.sink)
+    registry.deliver([aListing({ contract: "C1" })])
+    registry.deliver([aPrint({ contract: "C1", outcome: "maybe", t: 5 }), aSettlement({ contract: "C1", winner: "maybe", t: 6 })])
+    registry.deliver([aPrint({ contract: "C1", outcome: "no", price: 0.25, contracts: 4, t: 7, trader: { id: "bob", name: "bob" } })])
+    expect(registry.counters).toMatchObject({ unknownOutcome: 1, unknownWinner: 1 })
+    expect(registry.status("venue_a:C1")).toBe("open")
+    expect(out.events.find((e) => e._tag === "TradePrinted")).toEqual({
+      _tag: "TradePrinted", ts: 7, ref: "venue_a:C1", tradeId: "tr-7", txId: null,
+      side: { id: "no", name: "No", label: "No" }, action: "buy", price: 0.25, contracts: 4, usd: 1,
+      trader: { id: "bob", name: "bob" },
+    })
+    expect(registry.yesPrice("venue_a:C1")).toBe(0.75)
+  })
+
+  it("holds events of a contract not listed yet and replays them after its listing", () => {
+    const out = collector()
+    const registry = new MarketRegistry(out.sink)
+    registry.deliver([aSnapshot({ contract: "C9", t: 1, bids: [[0.2, 1]], asks: [[0.3, 1]] })])
+    registry.deliver([aPrint({ contract: "C9", t: 2, price: 0.25 })])
+    expect(out.events).toEqual([])
+    expect(registry.heldCount).toBe(1)
+    registry.deliver([aListing({ contract: "C9", t: 3 })])
+    expect(out.tags()).toEqual(["MarketOpened", "BookChanged", "PriceChanged", "TradePrinted"])
+    expect(registry.lastPrice("venue_a:C9")).toBe(0.25)
+    expect(registry.heldCount).toBe(0)
+  })
+
+  it("bounds what it holds: per contract and in contracts, the oldest dropped and counted", () => {
+    const registry = new MarketRegistry(() => {}, { unknownPerContract: 2, unknownContracts: 2 })
+    registry.deliver([1, 2, 3].map((t) => aPrint({ contract: "A", t })))
+    registry.deliver([aPrint({ contract: "B", t: 4 }), aPrint({ contract: "C", t: 5 })])
+    expect(registry.heldCounters).toEqual({ held: 5, dropped: 3 })
+    expect(registry.heldCount).toBe(2)
+  })
+
+  it("retires settled and void actors a grace period of feed time later, keeping a record for reads", () => {
+    const out = collector()
+    const registry = new MarketRegistry(out.sink, { graceMs: HOUR })
+    registry.deliver([aListing({ contract: "S", t: 0 }), aListing({ contract: "V", t: 0 }), aListing({ contract: "O", t: 0 })])
+    registry.deliver([aPrint({ contract: "S", t: 10, price: 0.8 })])
+    registry.deliver([aClose({ contract: "S", t: 1_000 }), aSettlement({ contract: "S", winner: "yes", t: 1_000 }), aVoid({ contract: "V", t: 1_000 })])
+    registry.deliver([aSettlement({ contract: "S", winner: "yes", t: 1_500 })]) // Kalshi's second settlement frame
+    expect(out.tags().filter((t) => t === "MarketSettled")).toHaveLength(1)
+    registry.deliver([aTicker({ contract: "O", t: HOUR + 999, price: 0.5 })])
+    expect(registry.liveCount).toBe(3)
+    registry.deliver([aTicker({ contract: "O", t: HOUR + 1_000, price: 0.51 })])
+    expect(registry.liveCount).toBe(1)
+    expect(registry.counters.retired).toBe(2)
+    expect(registry.record("venue_a:S")).toMatchObject({ status: "settled", winner: { id: "yes" }, lastPrice: 0.8, settledAt: 1_000, closedAt: 1_000 })
+    expect(registry.status("venue_a:V")).toBe("void")
+    expect(registry.book("venue_a:S")?.sides[0].bids).toEqual([])
+    expect(registry.bars("venue_a:S", 0, HOUR)).toEqual([])
+    registry.deliver([aPrint({ contract: "S", t: HOUR + 2_000 })])
+    expect(registry.counters.afterRetired).toBe(1)
+    expect(registry.refs()).toEqual(["venue_a:O", "venue_a:S", "venue_a:V"])
+  })
+
+  it("retires on `advance` too, when the feed is quiet", () => {
+    const registry = new MarketRegistry(() => {}, { graceMs: HOUR })
+    registry.deliver([aListing({ contract: "S", t: 0 }), aSettlement({ contract: "S", winner: "no", t: 5 })])
+    registry.advance(HOUR)
+    expect(registry.liveCount).toBe(1)
+    registry.advance(HOUR + 5)
+    expect(registry.liveCount).toBe(0)
+  })
+
+  it("joins venue_b prints to the trades feed by feed time across batches", () => {
+    const out = collector()
+    const registry = new MarketRegistry(out.sink, { join: { windowMs: 10_000, rememberMs: 60_000 } })
+    const b = { venue: "venue_b" as const, contract: "M" }
+    registry.deliver([aListing({ ...b, outcomes: ["tY", "tN"], names: ["Trump", "Vance"], t: 0 })])
+    registry.deliver([aPrint({ ...b, outcome: "tY", txId: "0x1", price: 0.4, contracts: 50, t: 1_000 })])
+    registry.deliver([aSnapshot({ ...b, outcome: "tY", t: 2_000 })])
+    expect(out.tags()).toEqual(["MarketOpened", "BookChanged"])
+    registry.deliver([anAttribution({ ...b, outcome: "tY", txId: "0x1", price: 0.4, contracts: 50, t: 1_000, receivedAt: 3_000 })])
+    registry.deliver([aPrint({ ...b, outcome: "tN", txId: "0x2", price: 0.7, contracts: 5, t: 4_000 })])
+    registry.deliver([aSnapshot({ ...b, outcome: "tY", t: 14_000 })])
+    const trades = out.events.flatMap((e) => (e._tag === "TradePrinted" ? [e] : []))
+    expect(trades.map((t) => [t.txId, t.side.name, t.trader?.id ?? null])).toEqual([["0x1", "Trump", "0xwallet"], ["0x2", "Vance", null]])
+    expect(registry.info("venue_b:M")?.sides.map((s) => s.name)).toEqual(["Trump", "Vance"])
+  })
+
+  it("hands changed records to the store's flush once each, in change order", () => {
+    const registry = new MarketRegistry(() => {})
+    registry.deliver([aListing({ contract: "A" }), aListing({ contract: "B" })])
+    registry.deliver([aPrint({ contract: "A", t: 5, price: 0.6 }), aPrint({ contract: "A", t: 6, price: 0.61 })])
+    expect(registry.changesPending).toBe(2)
+    expect(registry.drainChanges(1).map((r) => [r.info.ref, r.lastPrice])).toEqual([["venue_a:A", 0.61]])
+    expect(registry.drainChanges().map((r) => r.info.ref)).toEqual(["venue_a:B"])
+    expect(registry.changesPending).toBe(0)
+  })
+})

@@ -1,0 +1,417 @@
+// The market registry: one MarketActor per contract, keyed by ref `<venue>:<contract>`. It spawns an
+// actor on MarketListed (an upsert when the contract is known), routes each delivered batch of feed
+// events by contract with ONE `send` per contract per batch, runs venue_b prints through the
+// attribution join, retires settled and void actors a grace period of FEED time after the fact, and
+// answers reads from current snapshots without waiting. Emitted MarketEvents go to the `sink` given
+// (the MarketBus in ./market-bus.ts), in the order the actors emit them.
+//
+// Feed time is the largest `receivedAt` delivered (or the time given to `advance`); it never goes back,
+// and the join window and the grace period are measured in it, so a replay gives the same output.
+// Events for a contract not listed yet are held (bounded: `unknownPerContract` events per contract,
+// `unknownContracts` contracts, the oldest dropped and counted) and replayed right after its listing.
+// Events for a retired contract are dropped and counted. The registry never touches the database:
+// `drainChanges` hands the changed records to the store's flush (./market-bus.ts).
+import { type Actor, createActor } from "xstate"
+import type { FeedBatch } from "../bus.js"
+import type { FeedEvent, Level, MarketListed, TickSizeChanged, TradeAttributed } from "../../domain/feed-events.js"
+import { marketRefOf, type MarketEvent, type MarketInfo, type MarketLifecycle, type MarketRecord, type MarketSide } from "../../domain/market-events.js"
+import type { Bar } from "./bars.js"
+import { DEFAULT_JOIN, type JoinCounters, type JoinOptions, needsAttribution, TradeJoin } from "./join.js"
+import { infoOf, type MarketInput, round6, sideOf } from "./market-live.js"
+import { Unlisted, type UnlistedCounters } from "./unlisted.js"
+import { lifecycleOf, listedStart, type MarketEmitted, marketMachine, type MarketStart, recordOf } from "./market.machine.js"
+
+export interface RegistryOptions {
+  /** Feed time a settled or void actor lives on before it is retired to a record (default 1 h). */
+  readonly graceMs?: number
+  readonly join?: JoinOptions
+  readonly unknownPerContract?: number
+  readonly unknownContracts?: number
+  /** One-minute bars kept per contract (default a day). */
+  readonly barsKept?: number
+}
+
+export interface BookSideView {
+  readonly side: MarketSide
+  /** Best first. */
+  readonly bids: ReadonlyArray<Level>
+  readonly asks: ReadonlyArray<Level>
+  readonly bestBid: Level | null
+  readonly bestAsk: Level | null
+}
+
+export interface BookView {
+  readonly ref: string
+  /** Venue time of the last book change; null before the first snapshot (or once retired). */
+  readonly asOf: number | null
+  /** [Yes side, No side]. */
+  readonly sides: readonly [BookSideView, BookSideView]
+}
+
+export interface RegistryCounters {
+  spawned: number
+  restored: number
+  retired: number
+  /** `send`s to actors: at most one per contract per batch. */
+  sends: number
+  events: number
+  emitted: number
+  /** Events for a retired contract. */
+  afterRetired: number
+  unknownWinner: number
+  unknownOutcome: number
+}
+
+export interface RegistryStats extends RegistryCounters {
+  readonly unlisted: UnlistedCounters
+  readonly join: JoinCounters
+}
+
+type Routable = Exclude<FeedEvent, TradeAttributed | TickSizeChanged>
+type MarketActor = Actor<typeof marketMachine>
+
+interface LiveEntry {
+  readonly actor: MarketActor
+  info: MarketInfo
+}
+
+const sameInfo = (a: MarketInfo, b: MarketInfo): boolean => JSON.stringify(a) === JSON.stringify(b)
+
+export class MarketRegistry {
+  private readonly live = new Map<string, LiveEntry>()
+  private readonly retired = new Map<string, MarketRecord>()
+  private readonly byEvent = new Map<string, Array<string>>()
+  private readonly held: Unlisted<Routable>
+  private readonly retireQueue: Array<{ readonly ref: string; readonly due: number }> = []
+  private retireHead = 0
+  private readonly dirty = new Set<string>()
+  private readonly pending = new Map<string, Array<MarketInput>>()
+  private now = Number.NEGATIVE_INFINITY
+  private readonly graceMs: number
+  readonly join: TradeJoin
+  readonly counters: RegistryCounters = {
+    spawned: 0, restored: 0, retired: 0, sends: 0, events: 0, emitted: 0, afterRetired: 0, unknownWinner: 0,
+    unknownOutcome: 0,
+  }
+
+  constructor(private readonly sink: (event: MarketEvent) => void, private readonly options: RegistryOptions = {}) {
+    this.graceMs = options.graceMs ?? 3_600_000
+    this.join = new TradeJoin(options.join ?? DEFAULT_JOIN)
+    this.held = new Unlisted(options.unknownPerContract ?? 64, options.unknownContracts ?? 1_000)
+  }
+
+  // ---- feeding ----
+
+  /** Restores stored markets: open and closed ones as actors (no book until a snapshot), the rest as records. */
+  restore(records: Iterable<MarketRecord>): void {
+    for (const record of records) {
+      const ref = record.info.ref
+      if (this.live.has(ref) || this.retired.has(ref)) continue
+      if (record.status === "open" || record.status === "closed") this.spawn({ record, announce: false })
+      else this.retired.set(ref, record)
+      this.index(ref, null, record.info.event)
+      this.counters.restored++
+    }
+  }
+
+  /** One feed batch (a frame's events): at most one `send` per contract. */
+  deliver(batch: FeedBatch): void {
+    for (const event of batch) {
+      if (event.receivedAt > this.now) this.now = event.receivedAt
+      this.counters.events++
+      this.route(event)
+    }
+    this.settle()
+  }
+
+  /** Moves feed time to `now` (when later) without events: expires join windows, retires actors. */
+  advance(now: number): void {
+    if (now > this.now) this.now = now
+    this.settle()
+  }
+
+  private settle(): void {
+    for (const trade of this.join.flush(this.now)) this.routeKnown(trade)
+    for (const [ref, inputs] of this.pending) {
+      const entry = this.live.get(ref)
+      if (entry === undefined) continue
+      this.counters.sends++
+      entry.actor.send({ type: "feed.batch", inputs })
+    }
+    this.pending.clear()
+    this.retireDue()
+  }
+
+  private route(event: FeedEvent): void {
+    switch (event._tag) {
+      case "TickSizeChanged": return
+      case "TradeAttributed": {
+        const trade = this.join.attribution(event, this.now)
+        if (trade !== null) this.routeKnown(trade)
+        return
+      }
+      case "TradePrinted": {
+        if (!needsAttribution(event)) return this.routeKnown(event)
+        const trade = this.join.print(event, this.now)
+        if (trade !== null) this.routeKnown(trade)
+        return
+      }
+      default: return this.routeKnown(event)
+    }
+  }
+
+  private routeKnown(event: Routable): void {
+    const ref = marketRefOf(event.venue, event.contract)
+    if (event._tag === "MarketListed") return this.list(ref, event)
+    const entry = this.live.get(ref)
+    if (entry !== undefined) {
+      const input = this.inputOf(entry.info, event)
+      if (input !== null) this.push(ref, input)
+    } else if (this.retired.has(ref)) {
+      this.counters.afterRetired++
+    } else {
+      this.held.hold(ref, event)
+    }
+  }
+
+  private list(ref: string, listing: MarketListed): void {
+    const entry = this.live.get(ref)
+    if (entry !== undefined) {
+      const info = infoOf(listing, entry.info.listedAt)
+      if (sameInfo(info, entry.info)) return
+      this.index(ref, entry.info.event, info.event)
+      entry.info = info
+      this.push(ref, { _tag: "listed", info })
+      this.dirty.add(ref)
+      return
+    }
+    const record = this.retired.get(ref)
+    if (record !== undefined) {
+      const info = infoOf(listing, record.info.listedAt)
+      if (sameInfo(info, record.info)) return
+      this.index(ref, record.info.event, info.event)
+      this.retired.set(ref, { ...record, info })
+      this.dirty.add(ref)
+      return
+    }
+    const info = infoOf(listing)
+    this.index(ref, null, info.event)
+    this.spawn(listedStart(info))
+    this.counters.spawned++
+    for (const event of this.held.release(ref)) this.routeKnown(event)
+  }
+
+  private spawn(start: MarketStart): void {
+    const ref = start.record.info.ref
+    const input = this.options.barsKept === undefined ? start : { ...start, barsKept: this.options.barsKept }
+    const actor = createActor(marketMachine, { input, systemId: `market:${ref}` })
+    actor.on("*", this.onEmitted)
+    this.live.set(ref, { actor, info: start.record.info })
+    actor.start()
+  }
+
+  private inputOf(info: MarketInfo, event: Exclude<Routable, MarketListed>): MarketInput | null {
+    switch (event._tag) {
+      case "BookSnapshot":
+      case "BookDelta": return { _tag: "book", event }
+      case "PriceReported": return event.price === null ? null : { _tag: "price", ts: event.ts, price: event.price }
+      case "MarketClosed": return { _tag: "close", ts: event.ts }
+      case "MarketVoided": return { _tag: "void", ts: event.ts }
+      case "MarketSettled": {
+        const winner = sideOf(info, event.winner)
+        if (winner === null) this.counters.unknownWinner++
+        return winner === null ? null : { _tag: "settle", ts: event.ts, winner }
+      }
+      case "TradePrinted": {
+        const side = sideOf(info, event.outcome)
+        if (side === null) {
+          this.counters.unknownOutcome++
+          return null
+        }
+        return {
+          _tag: "trade",
+          trade: {
+            _tag: "TradePrinted", ts: event.ts, ref: info.ref, tradeId: event.tradeId, txId: event.txId, side,
+            action: event.action, price: event.price, contracts: event.contracts,
+            usd: round6(event.price * event.contracts), trader: event.trader,
+          },
+        }
+      }
+    }
+  }
+
+  private push(ref: string, input: MarketInput): void {
+    const inputs = this.pending.get(ref)
+    if (inputs === undefined) this.pending.set(ref, [input])
+    else inputs.push(input)
+  }
+
+  private readonly onEmitted = (emitted: MarketEmitted): void => {
+    const event = emitted.event
+    this.counters.emitted++
+    switch (event._tag) {
+      case "MarketOpened":
+        this.dirty.add(event.market.ref)
+        break
+      case "MarketSettled":
+      case "MarketVoided":
+        this.retireQueue.push({ ref: event.ref, due: this.now + this.graceMs })
+        this.dirty.add(event.ref)
+        break
+      case "MarketClosed":
+      case "TradePrinted":
+        this.dirty.add(event.ref)
+        break
+      default:
+    }
+    this.sink(event)
+  }
+
+  private retireDue(): void {
+    while (this.retireHead < this.retireQueue.length) {
+      const due = this.retireQueue[this.retireHead]
+      if (due === undefined || due.due > this.now) break
+      this.retireHead++
+      const entry = this.live.get(due.ref)
+      if (entry === undefined) continue
+      this.retired.set(due.ref, recordOf(entry.actor.getSnapshot()))
+      entry.actor.stop()
+      this.live.delete(due.ref)
+      this.counters.retired++
+    }
+    if (this.retireHead > 1_024 && this.retireHead * 2 > this.retireQueue.length) {
+      this.retireQueue.splice(0, this.retireHead)
+      this.retireHead = 0
+    }
+  }
+
+  private index(ref: string, from: string | null, to: string | null): void {
+    if (from === to) return
+    if (from !== null) {
+      const refs = this.byEvent.get(from)
+      const i = refs?.indexOf(ref) ?? -1
+      if (refs !== undefined && i >= 0) refs.splice(i, 1)
+    }
+    if (to === null) return
+    const refs = this.byEvent.get(to)
+    if (refs === undefined) this.byEvent.set(to, [ref])
+    else if (!refs.includes(ref)) refs.push(ref)
+  }
+
+  // ---- reads: current snapshots, never waiting ----
+
+  /** Feed time: the latest receive time delivered (−Infinity before any). */
+  feedTime(): number {
+    return this.now
+  }
+
+  record(ref: string): MarketRecord | null {
+    const entry = this.live.get(ref)
+    return entry !== undefined ? recordOf(entry.actor.getSnapshot()) : this.retired.get(ref) ?? null
+  }
+
+  info(ref: string): MarketInfo | null {
+    return this.live.get(ref)?.info ?? this.retired.get(ref)?.info ?? null
+  }
+
+  status(ref: string): MarketLifecycle | null {
+    const entry = this.live.get(ref)
+    return entry !== undefined ? lifecycleOf(entry.actor.getSnapshot()) : this.retired.get(ref)?.status ?? null
+  }
+
+  /** Both sides' books, best first, at most `depth` levels a side; empty once retired; null when unknown. */
+  book(ref: string, depth = Number.POSITIVE_INFINITY): BookView | null {
+    const entry = this.live.get(ref)
+    const info = entry?.info ?? this.retired.get(ref)?.info
+    if (info === undefined) return null
+    const live = entry?.actor.getSnapshot().context.live
+    const view = (side: MarketSide): BookSideView => ({
+      side,
+      bids: live?.book.levels(side.id, "bid", depth) ?? [],
+      asks: live?.book.levels(side.id, "ask", depth) ?? [],
+      bestBid: live?.book.bestBid(side.id) ?? null,
+      bestAsk: live?.book.bestAsk(side.id) ?? null,
+    })
+    return { ref, asOf: live?.bookAt ?? null, sides: [view(info.sides[0]), view(info.sides[1])] }
+  }
+
+  /** Yes price of the last trade. */
+  lastPrice(ref: string): number | null {
+    const entry = this.live.get(ref)
+    return entry !== undefined ? entry.actor.getSnapshot().context.live.lastPrice : this.retired.get(ref)?.lastPrice ?? null
+  }
+
+  /** Current Yes price: the last trade's, or before any trade the ticker's or the book's mid. */
+  yesPrice(ref: string): number | null {
+    const entry = this.live.get(ref)
+    return entry !== undefined ? entry.actor.getSnapshot().context.live.yesPrice : this.retired.get(ref)?.lastPrice ?? null
+  }
+
+  /** One-minute bars starting in [fromMs, toMs), oldest first (none once retired). */
+  bars(ref: string, fromMs: number, toMs: number): ReadonlyArray<Bar> {
+    return this.live.get(ref)?.actor.getSnapshot().context.live.bars?.range(fromMs, toMs) ?? []
+  }
+
+  /** Contract refs of an event ref, in listing order. */
+  contractsOfEvent(eventRef: string): ReadonlyArray<string> {
+    return [...(this.byEvent.get(eventRef) ?? [])]
+  }
+
+  /** Refs of open markets, in listing order. */
+  openRefs(): ReadonlyArray<string> {
+    const refs: Array<string> = []
+    for (const [ref, entry] of this.live) if (lifecycleOf(entry.actor.getSnapshot()) === "open") refs.push(ref)
+    return refs
+  }
+
+  /** Every known ref: live actors first, then retired records. */
+  refs(): ReadonlyArray<string> {
+    return [...this.live.keys(), ...this.retired.keys()]
+  }
+
+  get liveCount(): number {
+    return this.live.size
+  }
+
+  /** Contracts with events held until their listing, and the hold's counts. */
+  get heldCount(): number {
+    return this.held.size
+  }
+
+  get heldCounters(): Readonly<UnlistedCounters> {
+    return this.held.counters
+  }
+
+  // ---- persistence hand-off ----
+
+  /** Up to `max` records changed since the last drain (listing or lifecycle, last trade), in change order. */
+  drainChanges(max = Number.POSITIVE_INFINITY): Array<MarketRecord> {
+    const out: Array<MarketRecord> = []
+    for (const ref of this.dirty) {
+      if (out.length >= max) break
+      this.dirty.delete(ref)
+      const record = this.record(ref)
+      if (record !== null) out.push(record)
+    }
+    return out
+  }
+
+  /** Every count the registry keeps: its own, the unlisted hold's and the join's. */
+  stats(): RegistryStats {
+    return { ...this.counters, unlisted: { ...this.held.counters }, join: { ...this.join.counters } }
+  }
+
+  /** Marks refs changed again (a write that failed). */
+  markChanged(refs: Iterable<string>): void {
+    for (const ref of refs) this.dirty.add(ref)
+  }
+
+  get changesPending(): number {
+    return this.dirty.size
+  }
+
+  /** Stops every actor (shutdown). */
+  stop(): void {
+    for (const entry of this.live.values()) entry.actor.stop()
+  }
+}

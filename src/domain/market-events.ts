@@ -1,0 +1,81 @@
+// Domain events emitted by market actors (src/actors/markets) and consumed by intelligence, bots,
+// accounts and the stream. Past tense; venue-neutral refs (`<venue>:<contract>`, events
+// `<venue>:event:<id>`); times are feed time in epoch ms. A reader needing the book or the bars takes
+// the actor's current snapshot through the registry instead of receiving them here.
+import type { Category, Kind, Venue } from "./enums.js"
+import type { FeedTrader } from "./feed-events.js"
+
+/** One side of a contract: venue outcome id, spec `name` (venue_b: own name; else Yes/No) and `label`. */
+export interface MarketSide {
+  readonly id: string
+  readonly name: string
+  readonly label: string
+}
+
+/** What is known of a contract from its listing; persisted, and the `market` object of rows. */
+export interface MarketInfo {
+  readonly ref: string
+  readonly venue: Venue
+  readonly contract: string
+  /** Event ref for a contract of a multi-contract event, else null. */
+  readonly event: string | null
+  readonly eventTitle: string | null
+  readonly title: string
+  readonly category: Category | null
+  readonly kind: Kind | null
+  /** [Yes side, No side] (venue_b: first and second named outcome). */
+  readonly sides: readonly [MarketSide, MarketSide]
+  readonly rule: string | null
+  readonly series: string | null
+  readonly opensAt: number | null
+  readonly closesAt: number | null
+  readonly feeRate: number | null
+  readonly listedAt: number
+}
+
+export type MarketLifecycle = "open" | "closed" | "settled" | "void"
+
+export type MarketEvent =
+  | { readonly _tag: "MarketOpened"; readonly ts: number; readonly market: MarketInfo }
+  | { readonly _tag: "BookChanged"; readonly ts: number; readonly ref: string }
+  /** Yes price moved (last trade, or mid of the Yes book when it changes and no trade printed since). */
+  | { readonly _tag: "PriceChanged"; readonly ts: number; readonly ref: string; readonly yesPrice: number }
+  | {
+    readonly _tag: "TradePrinted"
+    readonly ts: number
+    readonly ref: string
+    /** Venue trade id (or derived), unique within the contract. */
+    readonly tradeId: string
+    readonly txId: string | null
+    readonly side: MarketSide
+    readonly action: "buy" | "sell"
+    readonly price: number
+    readonly contracts: number
+    readonly usd: number
+    /** Named trader where the venue names one (venue_b: joined from its trades feed by txId). */
+    readonly trader: FeedTrader | null
+  }
+  | { readonly _tag: "MarketClosed"; readonly ts: number; readonly ref: string }
+  | { readonly _tag: "MarketSettled"; readonly ts: number; readonly ref: string; readonly winner: MarketSide }
+  | { readonly _tag: "MarketVoided"; readonly ts: number; readonly ref: string }
+
+export const marketRefOf = (venue: Venue, contract: string): string => `${venue}:${contract}`
+export const eventRefOf = (venue: Venue, event: string): string => `${venue}:event:${event}`
+
+/**
+ * What is kept of a contract beyond its live book: its listing and lifecycle, the last trade's Yes
+ * price and time. Persisted by ref (src/store/markets.ts); what a restart restores and what reads of a
+ * retired (settled or void) market return.
+ */
+export interface MarketRecord {
+  readonly info: MarketInfo
+  readonly status: MarketLifecycle
+  /** Winning side once settled, else null. */
+  readonly winner: MarketSide | null
+  readonly closedAt: number | null
+  /** When it settled or was voided (feed time), else null. */
+  readonly settledAt: number | null
+  /** Yes price of the last trade. */
+  readonly lastPrice: number | null
+  readonly lastTradeAt: number | null
+}

@@ -1,0 +1,347 @@
+// Whale intelligence in PostgreSQL: batched upserts of what the pipeline changed (markets, whale and
+// named trades, moves, trader positions, settlements) and the restore that rebuilds a pipeline from
+// them. Every write is keyed by a stable id, so persisting the same changes twice stores nothing new;
+// rows go out as column arrays through `unnest` (at most 1000 rows per statement), never one statement
+// per event. Plain functions over SqlClient, like the other repositories.
+import { SqlClient, type SqlError } from "@effect/sql"
+import { Effect } from "effect"
+import type { Category, Kind, TradeEntry, TradeResult, Venue } from "../domain/enums.js"
+import type { MarketEvent, MarketInfo, MarketLifecycle } from "../domain/market-events.js"
+import type { IntelChanges, IntelPipeline, StoredMarket, StoredMove, StoredPosition, StoredTrade } from "../intel/pipeline.js"
+
+const BATCH = 1000
+
+type Column<R> = readonly [name: string, type: string, read: (row: R) => unknown]
+
+/** `INSERT … SELECT FROM unnest(arrays) ON CONFLICT (key) DO UPDATE` in chunks; the last row of an id wins. */
+const upsert = <R>(
+  table: string,
+  key: string,
+  columns: ReadonlyArray<Column<R>>,
+  rows: ReadonlyArray<R>,
+  keyOf: (row: R) => string,
+): Effect.Effect<void, SqlError.SqlError, SqlClient.SqlClient> =>
+  Effect.gen(function* () {
+    if (rows.length === 0) return
+    const sql = yield* SqlClient.SqlClient
+    const last = new Map<string, R>()
+    for (const row of rows) last.set(keyOf(row), row)
+    const unique = [...last.values()]
+    const names = columns.map(([name]) => name).join(", ")
+    const arrays = columns.map(([, type], i) => `$${i + 1}::${type}[]`).join(", ")
+    const updates = columns.filter(([name]) => name !== key).map(([name]) => `${name} = EXCLUDED.${name}`).join(", ")
+    const text = `INSERT INTO ${table} (${names}) SELECT * FROM unnest(${arrays}) ON CONFLICT (${key}) DO UPDATE SET ${updates}`
+    for (let from = 0; from < unique.length; from += BATCH) {
+      const chunk = unique.slice(from, from + BATCH)
+      yield* sql.unsafe(text, columns.map(([, , read]) => chunk.map(read)))
+    }
+  })
+
+const marketColumns: ReadonlyArray<Column<StoredMarket>> = [
+  ["ref", "text", (m) => m.info.ref],
+  ["venue", "text", (m) => m.info.venue],
+  ["event", "text", (m) => m.info.event],
+  ["title", "text", (m) => m.info.title],
+  ["event_title", "text", (m) => m.info.eventTitle],
+  ["category", "text", (m) => m.info.category],
+  ["kind", "text", (m) => m.info.kind],
+  ["info", "jsonb", (m) => JSON.stringify(m.info)],
+  ["status", "text", (m) => m.status],
+  ["result", "text", (m) => m.result],
+  ["settled_at_ms", "bigint", (m) => m.settledAt],
+  ["listed_at_ms", "bigint", (m) => m.info.listedAt],
+]
+
+const whaleColumns: ReadonlyArray<Column<StoredTrade>> = [
+  ["id", "text", (t) => t.id],
+  ["seq", "bigint", (t) => t.seq],
+  ["trade_id", "text", (t) => t.tradeId],
+  ["tx_id", "text", (t) => t.txId],
+  ["time_ms", "bigint", (t) => t.time],
+  ["venue", "text", (t) => t.venue],
+  ["market", "text", (t) => t.market],
+  ["contract", "text", (t) => t.contract],
+  ["event", "text", (t) => t.event],
+  ["title", "text", (t) => t.title],
+  ["category", "text", (t) => t.category],
+  ["kind", "text", (t) => t.kind],
+  ["outcome", "text", (t) => t.outcome],
+  ["outcome_label", "text", (t) => t.outcomeLabel],
+  ["action", "text", (t) => t.action],
+  ["entry", "text", (t) => t.entry],
+  ["price", "float8", (t) => t.price],
+  ["usd", "float8", (t) => t.usd],
+  ["contracts", "float8", (t) => t.contracts],
+  ["trader", "text", (t) => t.trader],
+  ["trader_name", "text", (t) => t.traderName],
+  ["trader_win_rate", "float8", (t) => t.summary?.winRate ?? null],
+  ["trader_profit", "float8", (t) => t.summary?.profit ?? null],
+  ["trader_settled", "int4", (t) => (t.trader === null ? null : t.summary?.settled ?? 0)],
+  ["same_trades", "int4", (t) => t.agreement?.sameSide.trades ?? 0],
+  ["same_usd", "float8", (t) => t.agreement?.sameSide.usd ?? 0],
+  ["other_trades", "int4", (t) => t.agreement?.otherSide.trades ?? 0],
+  ["other_usd", "float8", (t) => t.agreement?.otherSide.usd ?? 0],
+  ["result", "text", (t) => t.result],
+  ["profit", "float8", (t) => t.profit],
+  ["settled_at_ms", "bigint", (t) => t.settledAt],
+]
+
+const namedColumns: ReadonlyArray<Column<StoredTrade>> = [
+  ["id", "text", (t) => t.id],
+  ["seq", "bigint", (t) => t.seq],
+  ["trade_id", "text", (t) => t.tradeId],
+  ["tx_id", "text", (t) => t.txId],
+  ["time_ms", "bigint", (t) => t.time],
+  ["venue", "text", (t) => t.venue],
+  ["trader", "text", (t) => t.trader],
+  ["trader_name", "text", (t) => t.traderName],
+  ["market", "text", (t) => t.market],
+  ["contract", "text", (t) => t.contract],
+  ["event", "text", (t) => t.event],
+  ["category", "text", (t) => t.category],
+  ["kind", "text", (t) => t.kind],
+  ["outcome", "text", (t) => t.outcome],
+  ["outcome_label", "text", (t) => t.outcomeLabel],
+  ["action", "text", (t) => t.action],
+  ["entry", "text", (t) => t.entry],
+  ["price", "float8", (t) => t.price],
+  ["usd", "float8", (t) => t.usd],
+  ["contracts", "float8", (t) => t.contracts],
+  ["whale", "bool", (t) => t.whale],
+  ["result", "text", (t) => t.result],
+  ["settled_at_ms", "bigint", (t) => t.settledAt],
+]
+
+const moveColumns: ReadonlyArray<Column<StoredMove>> = [
+  ["id", "text", (m) => m.id],
+  ["time_ms", "bigint", (m) => m.time],
+  ["type", "text", (m) => m.type],
+  ["venue", "text", (m) => m.venue],
+  ["market", "text", (m) => m.ref],
+  ["contract", "text", (m) => m.market],
+  ["event", "text", (m) => m.event],
+  ["title", "text", (m) => m.title],
+  ["category", "text", (m) => m.category],
+  ["kind", "text", (m) => m.kind],
+  ["outcome", "text", (m) => m.outcome],
+  ["price_before", "float8", (m) => m.priceBefore],
+  ["price_after", "float8", (m) => m.priceAfter],
+  ["minutes", "int4", (m) => m.minutes],
+  ["traders", "int4", (m) => m.traders],
+  ["usd", "float8", (m) => m.usd],
+  ["started_at_ms", "bigint", (m) => m.startedAt],
+  ["reached_at_ms", "bigint", (m) => m.reachedAt],
+]
+
+const positionColumns: ReadonlyArray<Column<StoredPosition>> = [
+  ["id", "text", (p) => p.id],
+  ["trader", "text", (p) => p.trader],
+  ["contract", "text", (p) => p.contract],
+  ["outcome", "text", (p) => p.outcome],
+  ["status", "text", (p) => p.status],
+  ["bought_contracts", "float8", (p) => p.boughtContracts],
+  ["sold_contracts", "float8", (p) => p.soldContracts],
+  ["held_contracts", "float8", (p) => p.heldContracts],
+  ["usd", "float8", (p) => p.usd],
+  ["sold_usd", "float8", (p) => p.soldUsd],
+  ["entry_price", "float8", (p) => p.entryPrice],
+  ["exit_price", "float8", (p) => p.exitPrice],
+  ["realized", "float8", (p) => p.realized],
+  ["profit", "float8", (p) => p.profit],
+  ["result", "text", (p) => p.result],
+  ["opened_at_ms", "bigint", (p) => p.openedAt],
+  ["last_trade_at_ms", "bigint", (p) => p.lastTradeAt],
+  ["last_bought_at_ms", "bigint", (p) => p.lastBoughtAt],
+  ["settled_at_ms", "bigint", (p) => p.settledAt],
+]
+
+type Settlement = IntelChanges["settlements"][number]
+const settlementColumns: ReadonlyArray<Column<Settlement>> = [
+  ["contract", "text", (s) => s.contract],
+  ["seq", "bigint", (s) => s.seq],
+  ["status", "text", (s) => s.status],
+  ["winner", "text", (s) => s.winner],
+  ["time_ms", "bigint", (s) => s.time],
+]
+
+/** Persists one batch of changes (and position rows) in one transaction. */
+export const persistIntel = (
+  changes: IntelChanges,
+  positions: ReadonlyArray<StoredPosition> = [],
+): Effect.Effect<void, SqlError.SqlError, SqlClient.SqlClient> =>
+  Effect.gen(function* () {
+    if (changes.markets.length + changes.trades.length + changes.moves.length + changes.settlements.length + positions.length === 0) return
+    const sql = yield* SqlClient.SqlClient
+    yield* Effect.gen(function* () {
+      yield* upsert("intel_markets", "ref", marketColumns, changes.markets, (m) => m.info.ref)
+      yield* upsert("whale_trades", "id", whaleColumns, changes.trades.filter((t) => t.whale), (t) => t.id)
+      yield* upsert("named_trades", "id", namedColumns, changes.trades.filter((t) => t.trader !== null), (t) => t.id)
+      yield* upsert("moves", "id", moveColumns, changes.moves, (m) => m.id)
+      yield* upsert("trader_positions", "id", positionColumns, positions, (p) => p.id)
+      yield* upsert("intel_settlements", "contract", settlementColumns, changes.settlements, (s) => s.contract)
+    }).pipe(sql.withTransaction)
+  })
+
+interface TradeRowDb {
+  readonly seq: number
+  readonly trade_id: string
+  readonly tx_id: string | null
+  readonly time_ms: number
+  readonly venue: Venue
+  readonly contract: string
+  readonly outcome: string
+  readonly outcome_label: string
+  readonly action: "buy" | "sell"
+  readonly price: number
+  readonly usd: number
+  readonly contracts: number
+  readonly trader: string | null
+  readonly trader_name: string | null
+}
+
+interface SettlementRowDb {
+  readonly seq: number
+  readonly contract: string
+  readonly status: "settled" | "void"
+  readonly winner: string | null
+  readonly time_ms: number
+}
+
+/**
+ * The MarketEvents that rebuild a pipeline's state from the store: every market listed, then named
+ * and whale trades and settlements in their original processing order (`seq`), then the closings.
+ */
+export const restoreEvents: Effect.Effect<{ readonly events: Array<MarketEvent>; readonly seq: number }, SqlError.SqlError, SqlClient.SqlClient> =
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const markets = yield* sql<{ readonly info: MarketInfo | string; readonly status: MarketLifecycle }>`
+      SELECT info, status FROM intel_markets ORDER BY listed_at_ms, ref`
+    const tradeColumns = `seq::float8 AS seq, trade_id, tx_id, time_ms::float8 AS time_ms, venue, contract, outcome,
+      outcome_label, action, price, usd, contracts, trader, trader_name`
+    const trades = yield* sql.unsafe<TradeRowDb>(
+      `SELECT ${tradeColumns} FROM whale_trades UNION ALL SELECT ${tradeColumns} FROM named_trades WHERE NOT whale ORDER BY seq`,
+    )
+    const settlements = yield* sql<SettlementRowDb>`
+      SELECT seq::float8 AS seq, contract, status, winner, time_ms::float8 AS time_ms FROM intel_settlements ORDER BY seq`
+    const infos = new Map<string, MarketInfo>()
+    const events: Array<MarketEvent> = []
+    for (const row of markets) {
+      const info: MarketInfo = typeof row.info === "string" ? JSON.parse(row.info) : row.info
+      infos.set(info.ref, info)
+      events.push({ _tag: "MarketOpened", ts: info.listedAt, market: info })
+    }
+    const sideOf = (contract: string, name: string, label: string) => {
+      const sides = infos.get(contract)?.sides
+      return sides?.find((s) => s.name === name) ?? { id: name, name, label }
+    }
+    let i = 0
+    let j = 0
+    let seq = 0
+    while (i < trades.length || j < settlements.length) {
+      const t = trades[i]
+      const s = settlements[j]
+      if (t !== undefined && (s === undefined || t.seq < s.seq)) {
+        i++
+        seq = Math.max(seq, t.seq)
+        events.push({
+          _tag: "TradePrinted", ts: t.time_ms, ref: t.contract, tradeId: t.trade_id, txId: t.tx_id,
+          side: sideOf(t.contract, t.outcome, t.outcome_label), action: t.action, price: t.price, contracts: t.contracts,
+          usd: t.usd, trader: t.trader === null ? null : { id: t.trader.slice(t.trader.indexOf(":") + 1), name: t.trader_name },
+        })
+      } else if (s !== undefined) {
+        j++
+        seq = Math.max(seq, s.seq)
+        if (s.status === "void" || s.winner === null) events.push({ _tag: "MarketVoided", ts: s.time_ms, ref: s.contract })
+        else {
+          const info = infos.get(s.contract)
+          events.push({ _tag: "MarketSettled", ts: s.time_ms, ref: s.contract, winner: sideOf(s.contract, s.winner, info?.sides.find((x) => x.name === s.winner)?.label ?? s.winner) })
+        }
+      }
+    }
+    for (const row of markets) {
+      if (row.status !== "closed") continue
+      const info: MarketInfo = typeof row.info === "string" ? JSON.parse(row.info) : row.info
+      events.push({ _tag: "MarketClosed", ts: info.closesAt ?? info.listedAt, ref: info.ref })
+    }
+    return { events, seq }
+  })
+
+/** Rebuilds `pipeline` (fresh) from the store: replays the stored events and drops what they re-derive. */
+export const restorePipeline = (pipeline: IntelPipeline): Effect.Effect<{ readonly events: number }, SqlError.SqlError, SqlClient.SqlClient> =>
+  Effect.map(restoreEvents, ({ events, seq }) => {
+    pipeline.applyAll(events)
+    pipeline.takeChanges()
+    pipeline.takePositionChanges()
+    pipeline.continueSeq(seq)
+    return { events: events.length }
+  })
+
+/** How far each venue's history is stored (epoch ms), by venue. */
+export const backfilledUntil: Effect.Effect<ReadonlyMap<Venue, number>, SqlError.SqlError, SqlClient.SqlClient> = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  const rows = yield* sql<{ venue: Venue; until_ms: number }>`SELECT venue, until_ms::float8 AS until_ms FROM backfill_progress`
+  return new Map(rows.map((r) => [r.venue, r.until_ms]))
+})
+
+export const setBackfilledUntil = (venue: Venue, until: number): Effect.Effect<void, SqlError.SqlError, SqlClient.SqlClient> =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    yield* sql`
+      INSERT INTO backfill_progress (venue, until_ms) VALUES (${venue}, ${until})
+      ON CONFLICT (venue) DO UPDATE SET until_ms = GREATEST(backfill_progress.until_ms, EXCLUDED.until_ms)`
+  })
+
+/** Stored whale trades (newest first) as the pipeline keeps them; for reads and tests. */
+export const storedWhaleTrades = (limit = 1000): Effect.Effect<Array<StoredTrade>, SqlError.SqlError, SqlClient.SqlClient> =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const rows = yield* sql<WhaleRowDb>`
+      SELECT id, seq::float8 AS seq, trade_id, tx_id, time_ms::float8 AS time_ms, venue, market, contract, event, title,
+        category, kind, outcome, outcome_label, action, entry, price, usd, contracts, trader, trader_name,
+        trader_win_rate, trader_profit, trader_settled, same_trades, same_usd, other_trades, other_usd, result, profit,
+        settled_at_ms::float8 AS settled_at_ms
+      FROM whale_trades ORDER BY time_ms DESC, id LIMIT ${limit}`
+    return rows.map(fromWhaleRow)
+  })
+
+export const storedWhaleTrade = (id: string): Effect.Effect<StoredTrade | undefined, SqlError.SqlError, SqlClient.SqlClient> =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const rows = yield* sql<WhaleRowDb>`
+      SELECT id, seq::float8 AS seq, trade_id, tx_id, time_ms::float8 AS time_ms, venue, market, contract, event, title,
+        category, kind, outcome, outcome_label, action, entry, price, usd, contracts, trader, trader_name,
+        trader_win_rate, trader_profit, trader_settled, same_trades, same_usd, other_trades, other_usd, result, profit,
+        settled_at_ms::float8 AS settled_at_ms
+      FROM whale_trades WHERE id = ${id}`
+    return rows[0] === undefined ? undefined : fromWhaleRow(rows[0])
+  })
+
+interface WhaleRowDb extends TradeRowDb {
+  readonly id: string
+  readonly market: string
+  readonly event: string | null
+  readonly title: string
+  readonly category: Category | null
+  readonly kind: Kind | null
+  readonly entry: TradeEntry | null
+  readonly trader_win_rate: number | null
+  readonly trader_profit: number | null
+  readonly trader_settled: number | null
+  readonly same_trades: number
+  readonly same_usd: number
+  readonly other_trades: number
+  readonly other_usd: number
+  readonly result: TradeResult
+  readonly profit: number | null
+  readonly settled_at_ms: number | null
+}
+
+const fromWhaleRow = (r: WhaleRowDb): StoredTrade => ({
+  id: r.id, seq: r.seq, tradeId: r.trade_id, txId: r.tx_id, time: r.time_ms, venue: r.venue, market: r.market,
+  contract: r.contract, event: r.event, title: r.title, category: r.category, kind: r.kind, outcome: r.outcome,
+  outcomeLabel: r.outcome_label, action: r.action, entry: r.entry, price: r.price, usd: r.usd, contracts: r.contracts,
+  trader: r.trader, traderName: r.trader_name, whale: true,
+  summary: r.trader === null ? null : { winRate: r.trader_win_rate, profit: r.trader_profit, settled: r.trader_settled ?? 0 },
+  agreement: { sameSide: { trades: r.same_trades, usd: r.same_usd }, otherSide: { trades: r.other_trades, usd: r.other_usd } },
+  result: r.result, profit: r.profit, settledAt: r.settled_at_ms,
+})

@@ -1,0 +1,131 @@
+// Markets persisted and restored, against the suite's database: a record round-trips through the
+// store; writes are multi-row (statements per chunk, not per market); and MarketsLive writes listings
+// and lifecycle changes in batches from its own fiber, flushes the rest on shutdown, and a restart
+// restores open markets as actors (no book until a snapshot) and settled ones as records.
+import { SqlClient } from "@effect/sql"
+import { expect, layer } from "@effect/vitest"
+import { Chunk, Context, Effect, Exit, Layer, PubSub, Queue, Scope, Tracer } from "effect"
+import { FeedBus } from "../../src/actors/bus.js"
+import { infoOf } from "../../src/actors/markets/market-live.js"
+import { makeMarketsLayer, MarketBus, Markets } from "../../src/actors/markets/market-bus.js"
+import type { MarketRecord } from "../../src/domain/market-events.js"
+import { MarketStore } from "../../src/store/markets.js"
+import { TestDb } from "../support/db.js"
+import { aListing, aPrint, aSettlement, aSnapshot } from "./market-builders.js"
+
+const recordOf = (contract: string, over: Partial<MarketRecord> = {}): MarketRecord => {
+  const info = infoOf(aListing({ contract, t: 1_768_478_400_000, event: "E-store", labels: ["Astros", "Astros"] }))
+  return { info, status: "open", winner: null, closedAt: null, settledAt: null, lastPrice: null, lastTradeAt: null, ...over }
+}
+
+/** Names of the spans an effect opens (each SQL statement is one `sql.execute`). */
+const spansOf = <A, E, R>(effect: Effect.Effect<A, E, R>) =>
+  Effect.gen(function* () {
+    const names: Array<string> = []
+    const base = yield* Effect.tracer
+    const counting = Tracer.make({
+      span: (...args: Parameters<typeof base.span>) => {
+        names.push(args[0])
+        return base.span(...args)
+      },
+      context: base.context,
+    })
+    yield* Effect.withTracer(effect, counting)
+    return names
+  })
+
+/** The markets layer over fresh buses, built in its own scope (a "process" that can be stopped). */
+const startMarkets = (flushEveryMs = 50) => Effect.gen(function* () {
+  const scope = yield* Scope.make()
+  const stack = makeMarketsLayer({ flushEveryMs, clockTickMs: null })
+    .pipe(Layer.provideMerge(Layer.mergeAll(FeedBus.layer, MarketBus.layer)))
+  const context = yield* Layer.buildWithScope(stack, scope)
+  const events = yield* PubSub.subscribe(Context.get(context, MarketBus)).pipe(Scope.extend(scope))
+  return { scope, markets: Context.get(context, Markets), feed: Context.get(context, FeedBus), events }
+})
+
+const until = (check: () => boolean) =>
+  Effect.gen(function* () {
+    for (let i = 0; i < 400 && !check(); i++) yield* Effect.sleep("10 millis")
+    expect(check()).toBe(true)
+  })
+
+layer(TestDb, { timeout: "120 seconds", excludeTestServices: true })("market store", (it) => {
+  it.effect("a record round-trips: listing, sides, winner, lifecycle times, last trade", () =>
+    Effect.gen(function* () {
+      const open = recordOf("RT-OPEN", { lastPrice: 0.42, lastTradeAt: 1_768_478_401_250 })
+      const settled = recordOf("RT-SETTLED", {
+        status: "settled", winner: recordOf("RT-SETTLED").info.sides[1], closedAt: 1_768_478_450_000, settledAt: 1_768_478_460_000,
+      })
+      yield* MarketStore.upsert([open, settled])
+      yield* MarketStore.upsert([{ ...open, lastPrice: 0.45 }])
+      const loaded = (yield* MarketStore.load).filter((r) => r.info.contract.startsWith("RT-"))
+      expect(loaded).toEqual([{ ...open, lastPrice: 0.45 }, settled])
+      expect(yield* MarketStore.pairedOf(open.info.ref)).toEqual([])
+    }))
+
+  it.effect("writes many markets in a few multi-row statements", () =>
+    Effect.gen(function* () {
+      const records = Array.from({ length: 1_200 }, (_, i) => recordOf(`BATCH-${String(i).padStart(4, "0")}`))
+      const spans = yield* spansOf(MarketStore.upsert(records))
+      // 3 chunks of ≤ 500, each one statement for the events and one for the markets.
+      expect(spans.filter((name) => name === "sql.execute")).toHaveLength(6)
+      const sql = yield* SqlClient.SqlClient
+      const [row] = yield* sql<{ n: number }>`SELECT count(*)::int AS n FROM markets WHERE contract LIKE 'BATCH-%'`
+      expect(row?.n).toBe(1_200)
+    }))
+
+  it.effect("MarketsLive persists in batches and a restart restores open markets and settled records", () =>
+    Effect.gen(function* () {
+      const a = { venue: "venue_a" as const }
+      const first = yield* startMarkets()
+      first.feed.unsafeOffer([aListing({ ...a, contract: "LIVE-OPEN", t: 1_000, event: "E-live" }), aListing({ ...a, contract: "LIVE-SET", t: 1_000, event: "E-live" })])
+      first.feed.unsafeOffer([aSnapshot({ ...a, contract: "LIVE-OPEN", t: 2_000, bids: [[0.4, 5]], asks: [[0.5, 5]] })])
+      first.feed.unsafeOffer([aPrint({ ...a, contract: "LIVE-OPEN", t: 3_000, price: 0.47 })])
+      first.feed.unsafeOffer([aSettlement({ ...a, contract: "LIVE-SET", t: 4_000, winner: "no" })])
+      yield* until(() => first.markets.status("venue_a:LIVE-SET") === "settled")
+      const sql = yield* SqlClient.SqlClient
+      // The flush fiber writes on its own within a few intervals.
+      let rows: ReadonlyArray<{ ref: string; status: string }> = []
+      for (let i = 0; i < 200 && rows.length < 2; i++) {
+        rows = yield* sql<{ ref: string; status: string }>`
+          SELECT ref, status FROM markets WHERE contract LIKE 'LIVE-%' AND (status = 'settled' OR last_price IS NOT NULL) ORDER BY ref`
+        if (rows.length < 2) yield* Effect.sleep("20 millis")
+      }
+      expect(rows).toEqual([{ ref: "venue_a:LIVE-OPEN", status: "open" }, { ref: "venue_a:LIVE-SET", status: "settled" }])
+      // A change made just before shutdown is written by the shutdown flush.
+      first.feed.unsafeOffer([aPrint({ ...a, contract: "LIVE-OPEN", t: 5_000, price: 0.52 })])
+      yield* until(() => first.markets.lastPrice("venue_a:LIVE-OPEN") === 0.52)
+      const emitted = Chunk.toReadonlyArray(yield* Queue.takeAll(first.events)).map((e) => e._tag)
+      expect(emitted.filter((t) => t === "MarketOpened")).toHaveLength(2)
+      yield* Scope.close(first.scope, Exit.void)
+
+      const second = yield* startMarkets()
+      expect(second.markets.status("venue_a:LIVE-OPEN")).toBe("open")
+      expect(second.markets.lastPrice("venue_a:LIVE-OPEN")).toBe(0.52)
+      expect(second.markets.book("venue_a:LIVE-OPEN")?.sides[0].bids).toEqual([]) // no book until a snapshot
+      expect(second.markets.record("venue_a:LIVE-SET")).toMatchObject({ status: "settled", winner: { id: "no" }, settledAt: 4_000 })
+      expect(second.markets.openRefs()).toContain("venue_a:LIVE-OPEN")
+      expect(second.markets.contractsOfEvent("venue_a:event:E-live")).toEqual(["venue_a:LIVE-OPEN", "venue_a:LIVE-SET"])
+      // Listed again after the restart: an upsert, not a new market.
+      second.feed.unsafeOffer([aListing({ ...a, contract: "LIVE-OPEN", t: 6_000, event: "E-live" })])
+      second.feed.unsafeOffer([aSnapshot({ ...a, contract: "LIVE-OPEN", t: 6_100, bids: [[0.5, 1]], asks: [[0.6, 1]] })])
+      yield* until(() => second.markets.book("venue_a:LIVE-OPEN")?.asOf === 6_100)
+      const again = Chunk.toReadonlyArray(yield* Queue.takeAll(second.events)).map((e) => e._tag)
+      expect(again).toEqual(["BookChanged"])
+      expect(second.markets.info("venue_a:LIVE-OPEN")?.listedAt).toBe(1_000)
+      yield* Scope.close(second.scope, Exit.void)
+    }))
+
+  it.effect("shutdown writes what the flush fiber has not written yet", () =>
+    Effect.gen(function* () {
+      const markets = yield* startMarkets(3_600_000)
+      markets.feed.unsafeOffer([aListing({ contract: "SHUT-1", t: 1_000 })])
+      yield* until(() => markets.markets.status("venue_a:SHUT-1") === "open")
+      const sql = yield* SqlClient.SqlClient
+      const count = sql<{ n: number }>`SELECT count(*)::int AS n FROM markets WHERE contract = 'SHUT-1'`
+      expect((yield* count)[0]?.n).toBe(0)
+      yield* Scope.close(markets.scope, Exit.void)
+      expect((yield* count)[0]?.n).toBe(1)
+    }))
+})

@@ -1,0 +1,160 @@
+import { describe, expect, it } from "vitest"
+import { intelConfig } from "../../src/intel/config.js"
+import { IntelPipeline, type StoredTrade } from "../../src/intel/pipeline.js"
+import { tradeRowOf } from "../../src/intel/rows.js"
+import { marketCall, marketFigures, winningPositionRows } from "../../src/intel/views.js"
+import { aMarket, MIN, NO, opened, priced, settled, T0, traded, voided } from "../support/intel-events.js"
+
+const latest = (trades: ReadonlyArray<StoredTrade>): Map<string, StoredTrade> => new Map(trades.map((t) => [t.id, t]))
+
+describe("trades", () => {
+  it("keeps every named trade, flags whales, and gives each its entry from the trader's position", () => {
+    const m = aMarket({ contract: "C1" })
+    const p = new IntelPipeline()
+    p.applyAll([
+      opened(m),
+      traded(m, { ts: T0 + 1, price: 0.4, usd: 500, trader: "ann" }),
+      traded(m, { ts: T0 + 2, price: 0.5, usd: 20_000, trader: "ann" }),
+      traded(m, { ts: T0 + 3, price: 0.6, usd: 15_000, trader: "ann", side: NO }),
+      traded(m, { ts: T0 + 4, price: 0.5, usd: 300 }), // unnamed, small: not kept
+      traded(m, { ts: T0 + 5, price: 0.5, usd: 12_000 }), // unnamed whale
+    ])
+    const trades = p.takeChanges().trades
+    expect(trades.map((t) => [t.entry, t.whale, t.trader])).toEqual([
+      ["open", false, "venue_a:ann"], ["add", true, "venue_a:ann"], ["flip", true, "venue_a:ann"], [null, true, null],
+    ])
+    const row = tradeRowOf(trades[1] as StoredTrade)
+    expect(row.market).toEqual({ ref: "venue_a:C1", contract: "venue_a:C1", title: "Market C1", venue: "venue_a", category: "sports", kind: "nba" })
+    expect(row.trader).toEqual({ ref: "venue_a:ann", name: "ANN", winRate: null, profit: null, settled: 0 })
+    expect(row.time).toBe(new Date(T0 + 2).toISOString())
+  })
+
+  it("processes a trade once: the same print again adds nothing", () => {
+    const m = aMarket({ contract: "C1" })
+    const p = new IntelPipeline()
+    const t = traded(m, { ts: T0 + 1, price: 0.4, usd: 20_000, trader: "ann", tradeId: "x1" })
+    p.applyAll([opened(m), t, t])
+    expect(p.takeChanges().trades).toHaveLength(1)
+  })
+
+  it("agreement counts earlier whale buys of the market in 24 h; on an event across its contracts", () => {
+    const event = "venue_b:event:E1"
+    const a = aMarket({ contract: "A", venue: "venue_b", event })
+    const b = aMarket({ contract: "B", venue: "venue_b", event })
+    const p = new IntelPipeline()
+    p.applyAll([
+      opened(a), opened(b),
+      traded(a, { ts: T0 + 1, price: 0.5, usd: 10_000 }),
+      traded(a, { ts: T0 + 2, price: 0.5, usd: 11_000, side: NO }),
+      traded(b, { ts: T0 + 3, price: 0.5, usd: 12_000 }),
+      traded(a, { ts: T0 + 4, price: 0.5, usd: 13_000 }),
+      traded(a, { ts: T0 + 24 * 60 * MIN + 2, price: 0.5, usd: 14_000 }),
+    ])
+    const trades = p.takeChanges().trades
+    expect(trades.map((t) => t.market)).toEqual([event, event, event, event, event])
+    expect(trades[3]?.agreement).toEqual({ sameSide: { trades: 1, usd: 10_000 }, otherSide: { trades: 2, usd: 23_000 } })
+    // 24 h later the first two have left the window (open at its old end).
+    expect(trades[4]?.agreement).toEqual({ sameSide: { trades: 1, usd: 13_000 }, otherSide: { trades: 1, usd: 12_000 } })
+  })
+})
+
+describe("settlement", () => {
+  it("gives whale rows their result and profit, settles positions and updates records", () => {
+    const m = aMarket({ contract: "C1" })
+    const p = new IntelPipeline()
+    p.applyAll([
+      opened(m),
+      traded(m, { ts: T0 + 1, price: 0.4, usd: 20_000, trader: "ann" }),
+      traded(m, { ts: T0 + 2, price: 0.5, usd: 10_000, trader: "bob", side: NO }),
+      traded(m, { ts: T0 + 3, price: 0.6, usd: 12_000, trader: "cy", action: "sell" }),
+      settled(m, T0 + 10),
+    ])
+    const changes = p.takeChanges()
+    const rows = latest(changes.trades)
+    const [ann, bob, cy] = [...rows.values()]
+    expect([ann?.result, ann?.profit]).toEqual(["win", 30_000])
+    expect([bob?.result, bob?.profit]).toEqual(["loss", -10_000])
+    expect(cy?.result).toBe("win")
+    expect(changes.settlements).toEqual([{ seq: 4, contract: "venue_a:C1", status: "settled", winner: "Yes", time: T0 + 10 }])
+    expect(p.recordRow("venue_a:ann", null, null)).toMatchObject({ trades: 1, settled: 1, wins: 1, profit: 30_000 })
+    expect(p.summary("venue_a:bob", "sports", "nba")).toEqual({ winRate: null, profit: -10_000, settled: 1 })
+    const positions = p.takePositionChanges()
+    expect(positions.map((x) => [x.trader, x.status, x.result, x.profit])).toEqual([
+      ["venue_a:ann", "settled", "win", 30_000], ["venue_a:bob", "settled", "loss", -10_000],
+    ])
+    expect(marketFigures(p, m.ref)).toMatchObject({ status: "settled", result: "Yes", settledAt: T0 + 10, outcomes: [] })
+  })
+
+  it("a void refunds: result void, profit 0, no settled bet", () => {
+    const m = aMarket({ contract: "C1" })
+    const p = new IntelPipeline()
+    p.applyAll([opened(m), traded(m, { ts: T0 + 1, price: 0.4, usd: 20_000, trader: "ann" }), voided(m, T0 + 5), voided(m, T0 + 6)])
+    const changes = p.takeChanges()
+    expect([...latest(changes.trades).values()].map((t) => [t.result, t.profit])).toEqual([["void", 0]])
+    expect(changes.settlements).toHaveLength(1)
+    expect(p.recordRow("venue_a:ann", null, null)).toMatchObject({ settled: 0, voids: 1 })
+  })
+})
+
+describe("moves and figures", () => {
+  it("records a move once the Yes price held, and whales when three whales buy one side", () => {
+    const m = aMarket({ contract: "C1" })
+    const p = new IntelPipeline()
+    p.applyAll([
+      opened(m), priced(m, T0, 0.4), priced(m, T0 + 2 * MIN, 0.55), priced(m, T0 + 10 * MIN, 0.56),
+      traded(m, { ts: T0 + 11 * MIN, price: 0.56, usd: 10_000, trader: "a" }),
+      traded(m, { ts: T0 + 12 * MIN, price: 0.56, usd: 10_000, trader: "b" }),
+      traded(m, { ts: T0 + 13 * MIN, price: 0.56, usd: 10_000, trader: "c" }),
+    ])
+    const moves = p.takeChanges().moves
+    expect(moves.map((x) => [x.type, x.outcome, x.time])).toEqual([
+      ["move", "Yes", T0 + 7 * MIN], ["flip", "Yes", T0 + 7 * MIN], ["whales", "Yes", T0 + 13 * MIN],
+    ])
+    expect(moves[0]).toMatchObject({ priceBefore: 0.4, minutes: 2, ref: m.ref, venue: "venue_a" })
+    expect(moves[2]).toMatchObject({ traders: 3, usd: 30_000 })
+    const figures = marketFigures(p, m.ref)
+    expect(figures).toMatchObject({ volume1h: 30_000, whaleMoney: 30_000, status: "open", move1h: 0.16 })
+    expect(marketFigures(p, m.ref, T0 + 80 * MIN)).toMatchObject({ volume1h: 0, whaleMoney: null })
+  })
+})
+
+describe("winning positions and the call", () => {
+  const config = intelConfig({ winning: { minSettled: 2, minWinRate: 0.5, minProfit: 0 }, records: { minSettledForRates: 2 } })
+
+  it("lists sides held by traders with a winning record in the kind, with record and call", () => {
+    const p = new IntelPipeline(config)
+    const history = Array.from({ length: 4 }, (_, i) => aMarket({ contract: `H${i}` }))
+    // ann and bob win four bets each at 0.4 (whale size): a winning record and a profitable band.
+    for (const [i, h] of history.entries()) {
+      p.applyAll([
+        opened(h),
+        traded(h, { ts: T0 + i * 10, price: 0.4, usd: 10_000, trader: "ann" }),
+        traded(h, { ts: T0 + i * 10 + 1, price: 0.45, usd: 10_000, trader: "bob" }),
+        traded(h, { ts: T0 + i * 10 + 2, price: 0.45, usd: 10_000, trader: "loser", side: NO }),
+        settled(h, T0 + i * 10 + 5),
+      ])
+    }
+    const m = aMarket({ contract: "LIVE" })
+    p.applyAll([
+      opened(m), priced(m, T0 + MIN, 0.42),
+      traded(m, { ts: T0 + MIN, price: 0.42, usd: 21_000, trader: "ann" }),
+      traded(m, { ts: T0 + 2 * MIN, price: 0.42, usd: 4_200, trader: "bob" }),
+      traded(m, { ts: T0 + 3 * MIN, price: 0.58, usd: 5_800, trader: "loser", side: NO }),
+    ])
+    const rows = winningPositionRows(p)
+    expect(rows).toHaveLength(1)
+    const row = rows[0]
+    expect(row).toMatchObject({ outcome: "Yes", usd: 25_200, entryPrice: 0.42, price: 0.42, openedAt: T0 + MIN, lastBoughtAt: T0 + 2 * MIN })
+    expect(row?.lead).toMatchObject({ ref: "venue_a:ann", usd: 21_000, settled: 4, winRate: 1 })
+    expect(row?.others.map((h) => h.ref)).toEqual(["venue_a:bob"])
+    expect(row?.split).toEqual({ sameSideUsd: 25_200, otherSideUsd: 0, otherSideTraders: 0 })
+    expect(row?.record).toEqual({ settled: 12, winRate: 8 / 12, maxPrice: 0.5 }) // the loser's No bets at 0.45 share the band
+    const call = marketCall(p, m.ref, rows)
+    expect(call).toMatchObject({ outcome: "Yes", action: "buy", price: 0.42, maxPrice: 0.5 })
+    expect(call?.reasons.length).toBeLessThanOrEqual(4)
+    // Above the record's price the call says watch.
+    p.apply(priced(m, T0 + 4 * MIN, 0.7))
+    expect(marketCall(p, m.ref)).toMatchObject({ outcome: "Yes", action: "watch" })
+    expect(marketCall(p, "venue_a:nothing")).toBeNull()
+  })
+})
