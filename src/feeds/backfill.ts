@@ -113,8 +113,21 @@ export const backfill = async (options: BackfillOptions): Promise<BackfillResult
   const limit = options.pageSize ?? 1000
   const doFetch = options.fetch ?? fetch
   let rejected = 0
-  const get = async (url: string) => {
-    const response = await doFetch(url)
+  // A page is retried on network failures and 5xx answers (a keep-alive connection the venue closed,
+  // a restart): five tries, 100 ms doubling; other answers fail the backfill at once.
+  const get = async (url: string, attempt = 0): Promise<{ data: ReadonlyArray<unknown>; nextCursor: string | null }> => {
+    const retry = async (why: unknown) => {
+      if (attempt >= 4) throw why instanceof Error ? why : new Error(String(why))
+      await new Promise((resolve) => setTimeout(resolve, 100 * 2 ** attempt))
+      return get(url, attempt + 1)
+    }
+    let response: Response
+    try {
+      response = await doFetch(url)
+    } catch (error) {
+      return retry(error)
+    }
+    if (response.status >= 500) return retry(new Error(`backfill: ${url} answered ${response.status}`))
     if (!response.ok) throw new Error(`backfill: ${url} answered ${response.status}`)
     return (await response.json()) as { data: ReadonlyArray<unknown>; nextCursor: string | null }
   }

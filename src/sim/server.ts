@@ -109,6 +109,9 @@ export const startSim = async (options: SimOptions): Promise<Sim> => {
   const server = createServer((req, res) => {
     void handleHttp(req, res, model, publish, speed === 0 ? (n) => void step(n) : null)
   })
+  // Clients page through history on keep-alive connections; a longer idle timeout than Node's 5 s keeps
+  // the server from closing a connection a client is about to reuse (which it sees as ECONNRESET).
+  server.keepAliveTimeout = 65_000
   const wss = new WebSocketServer({ noServer: true })
   server.on("upgrade", (req, socket, head) => {
     const path = (req.url ?? "").split("?")[0] ?? ""
