@@ -37,20 +37,33 @@ export interface ReplayedFrame {
   readonly events: ReadonlyArray<FeedEvent>
 }
 
+interface ReplayConnection {
+  readonly session: StreamSession
+  readonly counters: ConnectionCounters
+  open: boolean
+}
+
 /** Runs recorded lines through fresh sessions, keeping the same counters a live socket keeps. */
 export class Replayer {
-  private readonly sessions = new Map<string, { session: StreamSession; counters: ConnectionCounters; open: boolean }>()
+  /** In first-seen order (health lists connections in that order). */
+  private readonly sessions: Array<ReplayConnection> = []
+  /** venue → stream → conn: no key string built per line (hot path: every frame). */
+  private readonly byWhere = new Map<string, Map<string, Map<string, ReplayConnection>>>()
 
   constructor(private readonly log: (message: string) => void = () => {}) {}
 
-  private connection(line: RecordedLine) {
-    const key = `${line.venue}/${line.stream}/${line.conn}`
-    let c = this.sessions.get(key)
+  private connection(line: RecordedLine): ReplayConnection {
+    let byStream = this.byWhere.get(line.venue)
+    if (byStream === undefined) this.byWhere.set(line.venue, (byStream = new Map()))
+    let byConn = byStream.get(line.stream)
+    if (byConn === undefined) byStream.set(line.stream, (byConn = new Map()))
+    let c = byConn.get(line.conn)
     if (c === undefined) {
       const counters = new ConnectionCounters(line.venue, line.stream, line.conn, (venue, connection, reason) =>
         this.log(`replay ${venue}/${connection}: rejected frame (${reason})`))
       c = { session: replaySession(line.venue, line.stream, line.conn), counters, open: false }
-      this.sessions.set(key, c)
+      byConn.set(line.conn, c)
+      this.sessions.push(c)
     }
     return c
   }
@@ -82,7 +95,7 @@ export class Replayer {
   }
 
   connections(): ReadonlyArray<ConnectionHealth> {
-    return [...this.sessions.values()].map((c) => c.counters.snapshot())
+    return this.sessions.map((c) => c.counters.snapshot())
   }
 
   health(): ReadonlyArray<VenueHealth> {

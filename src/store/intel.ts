@@ -1,8 +1,8 @@
 // Whale intelligence in PostgreSQL: batched upserts of what the pipeline changed (markets, whale and
 // named trades, moves, trader positions, settlements) and the restore that rebuilds a pipeline from
 // them. Every write is keyed by a stable id, so persisting the same changes twice stores nothing new;
-// rows go out as column arrays through `unnest` (at most 1000 rows per statement), never one statement
-// per event. Plain functions over SqlClient, like the other repositories.
+// rows go out as column arrays through `unnest` (at most 1000 rows per table per statement, every
+// table of a flush in one statement), never one statement per event. Plain functions over SqlClient, like the other repositories.
 import { SqlClient, type SqlError } from "@effect/sql"
 import { Effect } from "effect"
 import type { Category, Kind, TradeEntry, TradeResult, Venue } from "../domain/enums.js"
@@ -13,29 +13,62 @@ const BATCH = 1000
 
 type Column<R> = readonly [name: string, type: string, read: (row: R) => unknown]
 
-/** `INSERT … SELECT FROM unnest(arrays) ON CONFLICT (key) DO UPDATE` in chunks; the last row of an id wins. */
-const upsert = <R>(
+/** One statement's worth of one table's upsert: its INSERT text (placeholders from `first`) and arrays. */
+interface Chunk {
+  readonly insert: (first: number) => string
+  readonly params: ReadonlyArray<ReadonlyArray<unknown>>
+}
+
+/**
+ * `INSERT … SELECT FROM unnest(arrays) ON CONFLICT (key) DO UPDATE` in chunks of BATCH rows; the last
+ * row of an id wins.
+ */
+const upsertChunks = <R>(
   table: string,
   key: string,
   columns: ReadonlyArray<Column<R>>,
   rows: ReadonlyArray<R>,
   keyOf: (row: R) => string,
-): Effect.Effect<void, SqlError.SqlError, SqlClient.SqlClient> =>
-  Effect.gen(function* () {
-    if (rows.length === 0) return
-    const sql = yield* SqlClient.SqlClient
-    const last = new Map<string, R>()
-    for (const row of rows) last.set(keyOf(row), row)
-    const unique = [...last.values()]
-    const names = columns.map(([name]) => name).join(", ")
-    const arrays = columns.map(([, type], i) => `$${i + 1}::${type}[]`).join(", ")
-    const updates = columns.filter(([name]) => name !== key).map(([name]) => `${name} = EXCLUDED.${name}`).join(", ")
-    const text = `INSERT INTO ${table} (${names}) SELECT * FROM unnest(${arrays}) ON CONFLICT (${key}) DO UPDATE SET ${updates}`
-    for (let from = 0; from < unique.length; from += BATCH) {
-      const chunk = unique.slice(from, from + BATCH)
-      yield* sql.unsafe(text, columns.map(([, , read]) => chunk.map(read)))
-    }
-  })
+): Array<Chunk> => {
+  if (rows.length === 0) return []
+  const last = new Map<string, R>()
+  for (const row of rows) last.set(keyOf(row), row)
+  const unique = [...last.values()]
+  const names = columns.map(([name]) => name).join(", ")
+  const updates = columns.filter(([name]) => name !== key).map(([name]) => `${name} = EXCLUDED.${name}`).join(", ")
+  const insert = (first: number): string => {
+    const arrays = columns.map(([, type], i) => `$${first + i}::${type}[]`).join(", ")
+    return `INSERT INTO ${table} (${names}) SELECT * FROM unnest(${arrays}) ON CONFLICT (${key}) DO UPDATE SET ${updates}`
+  }
+  const chunks: Array<Chunk> = []
+  for (let from = 0; from < unique.length; from += BATCH) {
+    const chunk = unique.slice(from, from + BATCH)
+    chunks.push({ insert, params: columns.map(([, , read]) => chunk.map(read)) })
+  }
+  return chunks
+}
+
+/**
+ * As few statements as the chunks allow: the k-th chunk of every table goes into statement k, joined
+ * as data-modifying CTEs (each table is written by one of them; none reads another's rows). A round
+ * trip costs more than the rows on a small flush, and one statement needs no BEGIN/COMMIT of its own.
+ */
+const statements = (tables: ReadonlyArray<ReadonlyArray<Chunk>>): Array<{ readonly text: string; readonly params: Array<unknown> }> => {
+  const out: Array<{ readonly text: string; readonly params: Array<unknown> }> = []
+  const rounds = Math.max(0, ...tables.map((chunks) => chunks.length))
+  for (let k = 0; k < rounds; k++) {
+    const parts = tables.flatMap((chunks) => chunks.slice(k, k + 1))
+    const params: Array<unknown> = []
+    const inserts = parts.map((part) => {
+      const text = part.insert(params.length + 1)
+      params.push(...part.params)
+      return text
+    })
+    const text = inserts.length === 1 ? (inserts[0] as string) : `WITH ${inserts.map((t, i) => `w${i} AS (${t})`).join(", ")} SELECT 1`
+    out.push({ text, params })
+  }
+  return out
+}
 
 const marketColumns: ReadonlyArray<Column<StoredMarket>> = [
   ["ref", "text", (m) => m.info.ref],
@@ -164,7 +197,10 @@ const settlementColumns: ReadonlyArray<Column<Settlement>> = [
   ["time_ms", "bigint", (s) => s.time],
 ]
 
-/** Persists one batch of changes (and position rows) in one transaction. */
+/**
+ * Persists one batch of changes (and position rows) atomically: one statement when every table's rows
+ * fit in one chunk (the usual flush), else one transaction.
+ */
 export const persistIntel = (
   changes: IntelChanges,
   positions: ReadonlyArray<StoredPosition> = [],
@@ -172,14 +208,16 @@ export const persistIntel = (
   Effect.gen(function* () {
     if (changes.markets.length + changes.trades.length + changes.moves.length + changes.settlements.length + positions.length === 0) return
     const sql = yield* SqlClient.SqlClient
-    yield* Effect.gen(function* () {
-      yield* upsert("intel_markets", "ref", marketColumns, changes.markets, (m) => m.info.ref)
-      yield* upsert("whale_trades", "id", whaleColumns, changes.trades.filter((t) => t.whale), (t) => t.id)
-      yield* upsert("named_trades", "id", namedColumns, changes.trades.filter((t) => t.trader !== null), (t) => t.id)
-      yield* upsert("moves", "id", moveColumns, changes.moves, (m) => m.id)
-      yield* upsert("trader_positions", "id", positionColumns, positions, (p) => p.id)
-      yield* upsert("intel_settlements", "contract", settlementColumns, changes.settlements, (s) => s.contract)
-    }).pipe(sql.withTransaction)
+    const all = statements([
+      upsertChunks("intel_markets", "ref", marketColumns, changes.markets, (m) => m.info.ref),
+      upsertChunks("whale_trades", "id", whaleColumns, changes.trades.filter((t) => t.whale), (t) => t.id),
+      upsertChunks("named_trades", "id", namedColumns, changes.trades.filter((t) => t.trader !== null), (t) => t.id),
+      upsertChunks("moves", "id", moveColumns, changes.moves, (m) => m.id),
+      upsertChunks("trader_positions", "id", positionColumns, positions, (p) => p.id),
+      upsertChunks("intel_settlements", "contract", settlementColumns, changes.settlements, (s) => s.contract),
+    ])
+    const run = Effect.forEach(all, (statement) => sql.unsafe(statement.text, statement.params), { discard: true })
+    yield* (all.length > 1 ? sql.withTransaction(run) : run)
   })
 
 interface TradeRowDb {

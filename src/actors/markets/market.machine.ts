@@ -9,6 +9,12 @@
 // the first control input (listing, close, settle, void), then raises that control input as its own
 // event followed by the rest of the batch; both are processed in the same macrostep, in order. So a
 // trade after a settlement in the same frame is ignored exactly as in a later frame.
+//
+// The hot path skips the statechart: `applyDataDirect` applies a batch's data inputs (book, trades,
+// ticker prices) straight to the actor's MarketLive, in the actor's current state, exactly as
+// `applyBatch` would; only a batch holding a control input needs a `send` (from that input on). Data
+// never changes the lifecycle, so the statechart sees every event that can change its state. A `send`
+// costs microseconds; a book frame is applied in well under one (see the STACK notes).
 import { type ActorRefFrom, assign, emit, enqueueActions, setup, type SnapshotFrom } from "xstate"
 import type { MarketEvent, MarketInfo, MarketLifecycle, MarketRecord, MarketSide } from "../../domain/market-events.js"
 import { type ControlInput, type MarketInput, MarketLive } from "./market-live.js"
@@ -160,6 +166,19 @@ export const marketMachine = setup({
 
 export type MarketActor = ActorRefFrom<typeof marketMachine>
 export type MarketSnapshot = SnapshotFrom<typeof marketMachine>
+
+/**
+ * Applies `inputs` up to the first control input straight to the actor's MarketLive (no `send`),
+ * exactly as its `feed.batch` handler would in its current state, pushing what it would emit onto
+ * `out`; returns that input's index (`inputs.length` when none). The caller sends the rest, from that
+ * index, as a `feed.batch`. A stopped actor applies nothing (its `send`s are ignored too).
+ */
+export const applyDataDirect = (actor: MarketActor, inputs: ReadonlyArray<MarketInput>, out: Array<MarketEvent>): number => {
+  const snapshot = actor.getSnapshot()
+  if (snapshot.status !== "active") return 0
+  const data = snapshot.value === "open" || snapshot.value === "closed"
+  return snapshot.context.live.applyData(snapshot.context.info, inputs, 0, data, out)
+}
 
 /** The lifecycle a snapshot is in (`starting` never outlives the actor's start). */
 export const lifecycleOf = (snapshot: MarketSnapshot): MarketLifecycle =>

@@ -1,6 +1,7 @@
 // The market registry: one MarketActor per contract, keyed by ref `<venue>:<contract>`. It spawns an
 // actor on MarketListed (an upsert when the contract is known), routes each delivered batch of feed
-// events by contract with ONE `send` per contract per batch, runs venue_b prints through the
+// events by contract as ONE delivery per contract per batch (applied straight to the actor's plain
+// MarketLive; only a delivery holding a listing or lifecycle input is a statechart `send`), runs venue_b prints through the
 // attribution join, retires settled and void actors a grace period of FEED time after the fact, and
 // answers reads from current snapshots without waiting. Emitted MarketEvents go to the `sink` given
 // (the MarketBus in ./market-bus.ts), in the order the actors emit them.
@@ -19,7 +20,7 @@ import type { Bar } from "./bars.js"
 import { DEFAULT_JOIN, type JoinCounters, type JoinOptions, needsAttribution, TradeJoin } from "./join.js"
 import { infoOf, type MarketInput, round6, sideOf } from "./market-live.js"
 import { Unlisted, type UnlistedCounters } from "./unlisted.js"
-import { lifecycleOf, listedStart, type MarketEmitted, marketMachine, type MarketStart, recordOf } from "./market.machine.js"
+import { applyDataDirect, lifecycleOf, listedStart, type MarketEmitted, marketMachine, type MarketStart, recordOf } from "./market.machine.js"
 
 export interface RegistryOptions {
   /** Feed time a settled or void actor lives on before it is retired to a record (default 1 h). */
@@ -52,8 +53,10 @@ export interface RegistryCounters {
   spawned: number
   restored: number
   retired: number
-  /** `send`s to actors: at most one per contract per batch. */
+  /** Deliveries to actors: at most one per contract per batch. */
   sends: number
+  /** Those that needed the statechart (a listing or lifecycle input): xstate `send`s. */
+  machineSends: number
   events: number
   emitted: number
   /** Events for a retired contract. */
@@ -73,6 +76,8 @@ type MarketActor = Actor<typeof marketMachine>
 interface LiveEntry {
   readonly actor: MarketActor
   info: MarketInfo
+  /** This batch's inputs for the actor, in order (reused; empty between batches). */
+  readonly inputs: Array<MarketInput>
 }
 
 const sameInfo = (a: MarketInfo, b: MarketInfo): boolean => JSON.stringify(a) === JSON.stringify(b)
@@ -85,12 +90,15 @@ export class MarketRegistry {
   private readonly retireQueue: Array<{ readonly ref: string; readonly due: number }> = []
   private retireHead = 0
   private readonly dirty = new Set<string>()
-  private readonly pending = new Map<string, Array<MarketInput>>()
+  /** Actors with inputs this batch, in first-input order. */
+  private readonly pending: Array<LiveEntry> = []
+  /** What a direct delivery emits, reused. */
+  private readonly out: Array<MarketEvent> = []
   private now = Number.NEGATIVE_INFINITY
   private readonly graceMs: number
   readonly join: TradeJoin
   readonly counters: RegistryCounters = {
-    spawned: 0, restored: 0, retired: 0, sends: 0, events: 0, emitted: 0, afterRetired: 0, unknownWinner: 0,
+    spawned: 0, restored: 0, retired: 0, sends: 0, machineSends: 0, events: 0, emitted: 0, afterRetired: 0, unknownWinner: 0,
     unknownOutcome: 0,
   }
 
@@ -132,13 +140,22 @@ export class MarketRegistry {
 
   private settle(): void {
     for (const trade of this.join.flush(this.now)) this.routeKnown(trade)
-    for (const [ref, inputs] of this.pending) {
-      const entry = this.live.get(ref)
-      if (entry === undefined) continue
+    const pending = this.pending
+    for (let p = 0; p < pending.length; p++) {
+      const entry = pending[p] as LiveEntry
+      const inputs = entry.inputs
       this.counters.sends++
-      entry.actor.send({ type: "feed.batch", inputs })
+      const out = this.out
+      out.length = 0
+      const stop = applyDataDirect(entry.actor, inputs, out)
+      for (let i = 0; i < out.length; i++) this.emitted(out[i] as MarketEvent)
+      if (stop < inputs.length) {
+        this.counters.machineSends++
+        entry.actor.send({ type: "feed.batch", inputs: inputs.slice(stop) })
+      }
+      inputs.length = 0
     }
-    this.pending.clear()
+    pending.length = 0
     this.retireDue()
   }
 
@@ -166,7 +183,7 @@ export class MarketRegistry {
     const entry = this.live.get(ref)
     if (entry !== undefined) {
       const input = this.inputOf(entry.info, event)
-      if (input !== null) this.push(ref, input)
+      if (input !== null) this.push(entry, input)
     } else if (this.retired.has(ref)) {
       this.counters.afterRetired++
     } else {
@@ -181,7 +198,7 @@ export class MarketRegistry {
       if (sameInfo(info, entry.info)) return
       this.index(ref, entry.info.event, info.event)
       entry.info = info
-      this.push(ref, { _tag: "listed", info })
+      this.push(entry, { _tag: "listed", info })
       this.dirty.add(ref)
       return
     }
@@ -206,7 +223,7 @@ export class MarketRegistry {
     const input = this.options.barsKept === undefined ? start : { ...start, barsKept: this.options.barsKept }
     const actor = createActor(marketMachine, { input, systemId: `market:${ref}` })
     actor.on("*", this.onEmitted)
-    this.live.set(ref, { actor, info: start.record.info })
+    this.live.set(ref, { actor, info: start.record.info, inputs: [] })
     actor.start()
   }
 
@@ -240,14 +257,14 @@ export class MarketRegistry {
     }
   }
 
-  private push(ref: string, input: MarketInput): void {
-    const inputs = this.pending.get(ref)
-    if (inputs === undefined) this.pending.set(ref, [input])
-    else inputs.push(input)
+  private push(entry: LiveEntry, input: MarketInput): void {
+    if (entry.inputs.length === 0) this.pending.push(entry)
+    entry.inputs.push(input)
   }
 
-  private readonly onEmitted = (emitted: MarketEmitted): void => {
-    const event = emitted.event
+  private readonly onEmitted = (emitted: MarketEmitted): void => this.emitted(emitted.event)
+
+  private emitted(event: MarketEvent): void {
     this.counters.emitted++
     switch (event._tag) {
       case "MarketOpened":
