@@ -33,7 +33,7 @@ import type { CursorKey } from "../operations/paging.js"
 import type { Counters } from "../store/counters.js"
 import type { Keys } from "../store/keys.js"
 import { makeApiLive } from "./api.js"
-import { AuthLive } from "./auth.js"
+import { AuthLive, type RequireRead, type RequireWrite } from "./auth.js"
 import { envelopeMiddleware } from "./envelope.js"
 
 /** What the HTTP door needs besides the operations' own services. */
@@ -45,13 +45,16 @@ export interface Listen {
 }
 
 /** The door listening on `listen`; outputs the running HttpServer (for its address). */
-export const makeHttpServer = <Ops extends ReadonlyArray<AnyOperation>>(
+export const makeHttpServer = <Ops extends ReadonlyArray<AnyOperation>, D = never>(
   operations: Ops,
   listen: Listen,
-): Layer.Layer<HttpServer.HttpServer, ServeError, HttpRequirements | OperationsContext<Ops>> =>
+  /** Extra doors mounted as HttpApi middleware inside the envelope (the SSE door: src/sse/door.ts). */
+  doors: Layer.Layer<never, never, D> = Layer.empty as Layer.Layer<never, never, D>,
+): Layer.Layer<HttpServer.HttpServer, ServeError, HttpRequirements | OperationsContext<Ops> | Exclude<D, RequireRead | RequireWrite>> =>
   HttpApiBuilder.serve().pipe(
     Layer.provide(HttpApiBuilder.middlewareOpenApi({ path: "/openapi.json" })),
     Layer.provide(HttpApiBuilder.middleware(envelopeMiddleware)),
+    Layer.provide(doors),
     Layer.provide(makeApiLive(operations)),
     Layer.provide(AuthLive),
     Layer.provideMerge(NodeHttpServer.layer(createServer, listen.host === undefined ? { port: listen.port } : { port: listen.port, host: listen.host })),
