@@ -1,6 +1,6 @@
 // The HttpApi built from the operation records: one endpoint per record (same Schemas), one line of
 // handler each, plus GET /healthz. No operation logic lives here; see operation.ts for how an input
-// Schema is split into path, query and body.
+// Schema is split into path, query, body and (`Operation.headers`) request headers.
 import { HttpApi, HttpApiBuilder, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, HttpServerResponse, OpenApi } from "@effect/platform"
 import { Effect, Layer, ParseResult, Schema } from "effect"
 import { type AnyOperation, inputSchema, type OperationsContext, pathParams } from "../operations/operation.js"
@@ -33,26 +33,37 @@ const closedStruct = (fields: Fields): Schema.Schema.Any =>
 
 const hasBody = (op: AnyOperation) => op.method === "POST" || op.method === "PUT" || op.method === "PATCH"
 
-/** The path, query and body Schemas of an operation's input, each rejecting unknown fields. */
+/** The path, query, body and header Schemas of an operation's input, each but the headers rejecting unknown fields. */
 export const httpInput = (op: AnyOperation): {
   readonly path: Schema.Schema.Any | undefined
   readonly urlParams: Schema.Schema.Any
   readonly payload: Schema.Schema.Any | undefined
+  readonly headers: Schema.Schema.Any | undefined
 } => {
   const params = pathParams(op.path)
   const fields = structFields(op.input)
-  if (fields === undefined && (params.length > 0 || !hasBody(op))) {
-    throw new Error(`${op.name}: input must be a Schema.Struct when the route has path or query parameters`)
+  const headerFields = Object.entries(op.headers ?? {})
+  if (fields === undefined && (params.length > 0 || !hasBody(op) || headerFields.length > 0)) {
+    throw new Error(`${op.name}: input must be a Schema.Struct when the route has path, query or header parameters`)
   }
-  const missing = params.filter((p) => fields !== undefined && !(p in fields))
-  if (missing.length > 0) throw new Error(`${op.name}: path parameter ${missing.join(", ")} is not an input field`)
-  const rest = fields === undefined ? undefined : closedStruct(pick(fields, (n) => !params.includes(n)))
+  const missing = [...params, ...headerFields.map(([, field]) => field)].filter((p) => fields !== undefined && !(p in fields))
+  if (missing.length > 0) throw new Error(`${op.name}: path or header parameter ${missing.join(", ")} is not an input field`)
+  const fromHeader = new Set(headerFields.map(([, field]) => field))
+  // Other request headers are not the operation's business, so this Struct ignores them.
+  const headers = fields === undefined || headerFields.length === 0
+    ? undefined
+    : Schema.Struct(Object.fromEntries(headerFields.flatMap(([header, field]) => {
+      const schema = fields[field]
+      return schema === undefined ? [] : [[header, schema]]
+    })))
+  const rest = fields === undefined ? undefined : closedStruct(pick(fields, (n) => !params.includes(n) && !fromHeader.has(n)))
   const strict = (s: Schema.Schema.Any): Schema.Schema.Any => inputSchema(s)
   return {
     path: fields !== undefined && params.length > 0 ? strict(closedStruct(pick(fields, (n) => params.includes(n)))) : undefined,
     // Every route declares its query, an empty one for body routes, so unknown parameters are VALIDATION.
     urlParams: strict(!hasBody(op) && rest !== undefined ? rest : closedStruct({})),
     payload: hasBody(op) ? strict(rest ?? op.input) : undefined,
+    headers,
   }
 }
 
@@ -68,6 +79,7 @@ interface LooseHandlers {
       readonly path?: object
       readonly urlParams?: object
       readonly payload?: unknown
+      readonly headers?: object
     }) => Effect.Effect<unknown, unknown, unknown>,
   ) => LooseHandlers
 }
@@ -80,7 +92,8 @@ const endpointOf = (op: AnyOperation): Endpoint => {
     .annotate(OpenApi.Summary, op.summary)
   const guarded = op.scope === "read" ? base.middleware(RequireRead) : base.middleware(RequireWrite)
   const withPath = input.path === undefined ? guarded : guarded.setPath(input.path)
-  const endpoint = input.payload === undefined ? withPath : withPath.setPayload(input.payload)
+  const withHeaders = input.headers === undefined ? withPath : withPath.setHeaders(input.headers)
+  const endpoint = input.payload === undefined ? withHeaders : withHeaders.setPayload(input.payload)
   return endpoint as unknown as Endpoint
 }
 
@@ -102,17 +115,31 @@ export const makeApi = (operations: ReadonlyArray<AnyOperation>) => {
   return HttpApi.make("whalewatch").annotate(OpenApi.Title, "whalewatch").add(systemGroup).add(group).addError(Schema.Union(...ErrorEnvelopes))
 }
 
+/** The input fields an operation takes from request headers, from the decoded headers. */
+const fromHeaders = (op: AnyOperation, headers: object | undefined): Record<string, unknown> => {
+  const out: Record<string, unknown> = {}
+  for (const [header, field] of Object.entries(op.headers ?? {})) {
+    const value = (headers as Record<string, unknown> | undefined)?.[header]
+    if (value !== undefined) out[field] = value
+  }
+  return out
+}
+
 const handlerOf = (op: AnyOperation, counters: Counters["Type"]) => (request: {
   readonly path?: object
   readonly urlParams?: object
   readonly payload?: unknown
+  readonly headers?: object
 }) =>
   Effect.gen(function* () {
     const principal = yield* CurrentPrincipal
     const meter = yield* currentMeter
     const input = hasBody(op) && structFields(op.input) === undefined
       ? request.payload
-      : { ...request.path, ...request.urlParams, ...(request.payload as object | undefined) }
+      : {
+        ...request.path, ...request.urlParams, ...(request.payload as object | undefined),
+        ...fromHeaders(op, request.headers),
+      }
     const output = yield* op.run(input, operationContext(meter, principal, counters))
     return wrapSuccess(op, output)
   })

@@ -48,6 +48,13 @@ export interface Operation<I, O, R> {
   readonly output: Schema.Schema<O, any>
   /** v2 listing envelope `{ data, nextCursor }` instead of `{ data }`. */
   readonly listing: boolean
+  /**
+   * Input fields that travel as request headers over HTTP: lower-case header name → input field
+   * (`{ "idempotency-key": "idempotencyKey" }`). The HTTP door decodes the header with that field's
+   * Schema and copies it into the input (the field is then not accepted in the body or query); other
+   * doors pass the field like any other argument.
+   */
+  readonly headers?: Readonly<Record<string, string>>
   readonly run: (input: I, ctx: OperationContext) => Effect.Effect<O, ApiError, R>
 }
 
@@ -68,6 +75,7 @@ interface Definition<I, IE, O, OE, R> {
   readonly summary?: string
   readonly status?: number
   readonly input: Schema.Schema<I, IE>
+  readonly headers?: Readonly<Record<string, string>>
   readonly run: (input: I, ctx: OperationContext) => Effect.Effect<O, ApiError, R>
 }
 

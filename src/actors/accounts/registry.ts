@@ -1,0 +1,316 @@
+// The accounts side of the actor system as an Effect service: one PaperAccount actor per account
+// (systemId `account:<id>`), rebuilt on start from the stored ledger (paper_orders, in each account's
+// sequence) and the markets' settlements, kept current by MarketSettled / MarketVoided from the
+// MarketBus, and written through one group-commit fiber (every order waiting is one statement).
+//
+// How a fill is recorded (`commit`): the caller's `prepare` runs on the account's CURRENT context and
+// the fill is applied to the actor in the same synchronous step, so two orders of one account never see
+// the same holdings (a second "sell all" sees the first one's sale). Then the order is written; the
+// caller answers only after the write committed (durable before acknowledged). A write that fails, or
+// whose idempotency key another node took first, is taken back (`fill.undone`). Reads see a fill from
+// the moment it is applied, a few milliseconds before it is durable.
+//
+// Bots record their fills with `recordBotFill` and read their holdings with `botHoldings`.
+import { createHash } from "node:crypto"
+import type { SqlClient } from "@effect/sql"
+import { Clock, Context, Deferred, Duration, Effect, Exit, Layer, PubSub, Queue, Schedule } from "effect"
+import { type Actor, createActor } from "xstate"
+import type { ApiError } from "../../domain/errors.js"
+import type { Fill } from "../../domain/fill.js"
+import type { MarketInfo } from "../../domain/market-events.js"
+import type { MarketObject } from "../../domain/market-object.js"
+import { PaperStore, type StoredOrder } from "../../store/paper.js"
+import { MarketBus, Markets, type MarketsService } from "../markets/market-bus.js"
+import {
+  type AccountContext, accountMachine, applyFill, applySettlement, type BotTag, emptyAccount, type Holding, type RecordedFill,
+} from "./account.machine.js"
+
+type AccountActor = Actor<typeof accountMachine>
+
+/** The market object of rows for a contract: `ref` is its event's ref when it belongs to one. */
+export const marketObjectOf = (info: MarketInfo): MarketObject => ({
+  ref: info.event ?? info.ref, contract: info.ref, title: info.title, venue: info.venue, category: info.category,
+  kind: info.kind,
+})
+
+/** Order ids derive from the account and the order's place in its ledger. */
+export const orderIdOf = (accountId: string, seq: number): string =>
+  "po_" + createHash("sha256").update(`${accountId}\u0000${seq}`).digest("base64url").slice(0, 22)
+
+/** What `prepare` returns: the fill to record (on the account as it is now) and the row's extra fields. */
+export interface PreparedOrder {
+  readonly ref: string
+  readonly market: MarketObject
+  readonly outcome: string
+  readonly action: "buy" | "sell"
+  readonly fill: Fill
+  readonly source: "hand" | "bot"
+  readonly bot: BotTag | null
+  readonly idempotencyKey: string | null
+  readonly requestHash: string | null
+  /** The key's replay response, built from the order (id and time are known only here). */
+  readonly response: (order: { readonly id: string; readonly filledAt: number }) => unknown
+}
+
+export interface CommittedOrder {
+  readonly order: StoredOrder
+  /** On a sale: profit against the average cost held. */
+  readonly profit: number | null
+}
+
+/** A bot's fill, as the bots record it. */
+export interface BotFill {
+  readonly bot: BotTag
+  /** Contract ref. */
+  readonly market: string
+  /** Side `name`. */
+  readonly outcome: string
+  readonly fill: Fill
+}
+
+export interface AccountsService {
+  /** The account's current context (an empty one when it has never traded). */
+  readonly context: (accountId: string) => AccountContext
+  /**
+   * Records one order: `prepare` sees the account now and fails (nothing recorded) or gives the fill.
+   * Succeeds with the stored order once it is durable; `null` when its idempotency key was taken by
+   * another order meanwhile (nothing recorded; the caller replays that one).
+   */
+  readonly commit: <E extends ApiError>(
+    accountId: string,
+    prepare: (context: AccountContext) => Exit.Exit<PreparedOrder, E>,
+  ) => Effect.Effect<CommittedOrder | null, E>
+  /** Records a bot's fill on the account (durable when it succeeds). */
+  readonly recordBotFill: (accountId: string, fill: BotFill) => Effect.Effect<CommittedOrder>
+  /** The bot's holdings on the account, open and settled. */
+  readonly botHoldings: (accountId: string, botId: string) => ReadonlyArray<Holding>
+  /** Current price of a holding's side (payout once settled); null when the market has none. */
+  readonly priceOf: (holding: Holding) => number | null
+  /**
+   * Marks (account, key) as being placed on this node; false when it already is (IDEMPOTENCY_IN_PROGRESS).
+   * `release` ends the mark.
+   */
+  readonly claim: (accountId: string, key: string) => boolean
+  readonly release: (accountId: string, key: string) => void
+}
+
+export class Accounts extends Context.Tag("whalewatch/Accounts")<Accounts, AccountsService>() {}
+
+interface Pending {
+  readonly order: StoredOrder
+  readonly done: Deferred.Deferred<boolean>
+}
+
+/** The live accounts: actors, the ref → accounts index for settlements, the write queue. */
+class AccountRegistry {
+  private readonly actors = new Map<string, AccountActor>()
+  private readonly byRef = new Map<string, Set<string>>()
+  private readonly claims = new Set<string>()
+
+  constructor(private readonly markets: MarketsService) {}
+
+  restore(orders: ReadonlyArray<StoredOrder>): void {
+    const contexts = new Map<string, AccountContext>()
+    for (const o of orders) {
+      const context = contexts.get(o.accountId) ?? emptyAccount(o.accountId)
+      contexts.set(o.accountId, applyFill(context, recordedOf(o)).context)
+    }
+    for (const [accountId, start] of contexts) {
+      let context = start
+      for (const ref of new Set(Object.values(context.holdings).map((h) => h.ref))) {
+        const record = this.markets.record(ref)
+        if (record?.status === "settled" && record.winner !== null) {
+          context = applySettlement(context, ref, record.winner.name, record.settledAt ?? 0)
+        } else if (record?.status === "void") {
+          context = applySettlement(context, ref, null, record.settledAt ?? 0)
+        }
+      }
+      this.spawn(accountId, context)
+    }
+  }
+
+  private spawn(accountId: string, context: AccountContext): AccountActor {
+    const actor = createActor(accountMachine, { input: context, systemId: `account:${accountId}` })
+    actor.start()
+    this.actors.set(accountId, actor)
+    for (const h of Object.values(context.holdings)) this.index(h.ref, accountId)
+    return actor
+  }
+
+  private index(ref: string, accountId: string): void {
+    const set = this.byRef.get(ref)
+    if (set === undefined) this.byRef.set(ref, new Set([accountId]))
+    else set.add(accountId)
+  }
+
+  actor(accountId: string): AccountActor {
+    return this.actors.get(accountId) ?? this.spawn(accountId, emptyAccount(accountId))
+  }
+
+  context(accountId: string): AccountContext {
+    return this.actors.get(accountId)?.getSnapshot().context ?? emptyAccount(accountId)
+  }
+
+  /** Applies a fill now; what `undo` needs to take it back. */
+  apply(accountId: string, fill: RecordedFill): { readonly profit: number | null; readonly before: Holding | null } {
+    const actor = this.actor(accountId)
+    const { profit, before } = applyFill(actor.getSnapshot().context, fill)
+    actor.send({ type: "fill.recorded", fill })
+    this.index(fill.ref, accountId)
+    return { profit, before }
+  }
+
+  undo(accountId: string, fill: RecordedFill, before: Holding | null, profit: number | null): void {
+    this.actor(accountId).send({ type: "fill.undone", fill, before, profit })
+  }
+
+  settle(ref: string, winner: string | null, at: number): void {
+    for (const accountId of this.byRef.get(ref) ?? []) {
+      const actor = this.actors.get(accountId)
+      if (actor === undefined) continue
+      actor.send(winner === null ? { type: "market.voided", ref, at } : { type: "market.settled", ref, winner, at })
+    }
+  }
+
+  claim(accountId: string, key: string): boolean {
+    const id = `${accountId}\u0000${key}`
+    if (this.claims.has(id)) return false
+    this.claims.add(id)
+    return true
+  }
+
+  release(accountId: string, key: string): void {
+    this.claims.delete(`${accountId}\u0000${key}`)
+  }
+
+  priceOf(h: Holding): number | null {
+    if (h.status === "settled") return h.payout
+    const yes = this.markets.yesPrice(h.ref)
+    if (yes === null) return null
+    const info = this.markets.info(h.ref)
+    const first = info === null || info.sides[0].name === h.outcome
+    return Math.round((first ? yes : 1 - yes) * 1e6) / 1e6
+  }
+
+  stop(): void {
+    for (const actor of this.actors.values()) actor.stop()
+    this.actors.clear()
+  }
+}
+
+const recordedOf = (o: StoredOrder): RecordedFill => ({
+  seq: o.seq, ref: o.market, market: o.marketObject, outcome: o.outcome, action: o.action, contracts: o.contracts,
+  cost: o.cost, at: o.filledAt, source: o.source, bot: o.botId === null ? null : { id: o.botId, name: o.botName ?? o.botId },
+})
+
+export interface AccountsOptions {
+  /** Orders per statement at most (default 500). */
+  readonly batchRows?: number
+}
+
+export const makeAccountsLayer = (options: AccountsOptions = {}): Layer.Layer<Accounts, never, Markets | MarketBus | SqlClient.SqlClient> =>
+  Layer.scoped(
+    Accounts,
+    Effect.gen(function* () {
+      const markets = yield* Markets
+      // Subscribed before the ledger is read, so settlements published meanwhile wait in the subscription.
+      const settlements = yield* PubSub.subscribe(yield* MarketBus)
+      const registry = new AccountRegistry(markets)
+      registry.restore(yield* PaperStore.loadAll)
+      yield* Effect.addFinalizer(() => Effect.sync(() => registry.stop()))
+
+      yield* Effect.forkScoped(Effect.forever(
+        Effect.flatMap(Queue.take(settlements), (event) =>
+          Effect.sync(() => {
+            if (event._tag === "MarketSettled") registry.settle(event.ref, event.winner.name, event.ts)
+            else if (event._tag === "MarketVoided") registry.settle(event.ref, null, event.ts)
+          })),
+      ))
+
+      // Group commit: every order waiting is written in one statement.
+      const queue = yield* Queue.unbounded<Pending>()
+      const batchRows = options.batchRows ?? 500
+      yield* Effect.forkScoped(Effect.forever(
+        Effect.gen(function* () {
+          const batch = [...(yield* Queue.takeBetween(queue, 1, batchRows))]
+          const now = yield* Clock.currentTimeMillis
+          const exit = yield* Effect.exit(PaperStore.record(batch.map((p) => p.order), now))
+          for (const p of batch) {
+            yield* Exit.match(exit, {
+              onFailure: (cause) => Deferred.failCause(p.done, cause),
+              onSuccess: (stored) => Deferred.succeed(p.done, stored.has(p.order.id)),
+            })
+          }
+        }),
+      ))
+      // Keys are kept 24 hours.
+      yield* Effect.forkScoped(Effect.repeat(
+        Effect.flatMap(Clock.currentTimeMillis, PaperStore.purgeKeys),
+        Schedule.spaced(Duration.hours(1)),
+      ))
+
+      const write = (order: StoredOrder): Effect.Effect<boolean> =>
+        Effect.flatMap(Deferred.make<boolean>(), (done) =>
+          Effect.zipRight(Queue.offer(queue, { order, done }), Deferred.await(done)))
+
+      const commit = <E extends ApiError>(
+        accountId: string,
+        prepare: (context: AccountContext) => Exit.Exit<PreparedOrder, E>,
+      ): Effect.Effect<CommittedOrder | null, E> =>
+        Effect.gen(function* () {
+          const filledAt = yield* Clock.currentTimeMillis
+          // One synchronous step: read the account, prepare, apply.
+          const applied = yield* Effect.suspend(() => {
+            const context = registry.context(accountId)
+            const prepared = prepare(context)
+            if (Exit.isFailure(prepared)) return Effect.failCause(prepared.cause)
+            const p = prepared.value
+            const seq = context.seq + 1
+            const id = orderIdOf(accountId, seq)
+            const fill: RecordedFill = {
+              seq, ref: p.ref, market: p.market, outcome: p.outcome, action: p.action, contracts: p.fill.contracts,
+              cost: p.fill.cost, at: filledAt, source: p.source, bot: p.bot,
+            }
+            const { profit, before } = registry.apply(accountId, fill)
+            const order: StoredOrder = {
+              id, accountId, seq, idempotencyKey: p.idempotencyKey, requestHash: p.requestHash, market: p.ref,
+              marketObject: p.market, outcome: p.outcome, action: p.action, contracts: p.fill.contracts,
+              avgPrice: p.fill.avgPrice, cost: p.fill.cost, fee: p.fill.fee, unfilled: p.fill.unfilledContracts, filledAt,
+              profit, source: p.source, botId: p.bot?.id ?? null, botName: p.bot?.name ?? null,
+              response: p.idempotencyKey === null ? null : p.response({ id, filledAt }),
+            }
+            return Effect.succeed({ fill, order, profit, before })
+          })
+          const stored = yield* write(applied.order).pipe(
+            Effect.onExit((exit) =>
+              Exit.isSuccess(exit) && exit.value
+                ? Effect.void
+                : Effect.sync(() => registry.undo(accountId, applied.fill, applied.before, applied.profit))),
+          )
+          return stored ? { order: applied.order, profit: applied.profit } : null
+        })
+
+      const service: AccountsService = {
+        context: (accountId) => registry.context(accountId),
+        commit,
+        recordBotFill: (accountId, f) =>
+          commit(accountId, () => {
+            const info = markets.info(f.market)
+            if (info === null) return Exit.die(new Error(`recordBotFill: unknown market ${f.market}`))
+            return Exit.succeed<PreparedOrder>({
+              ref: f.market, market: marketObjectOf(info), outcome: f.outcome, action: f.fill.action, fill: f.fill,
+              source: "bot", bot: f.bot, idempotencyKey: null, requestHash: null, response: () => null,
+            })
+          }).pipe(Effect.flatMap((c) => (c === null ? Effect.dieMessage("recordBotFill: not recorded") : Effect.succeed(c)))),
+        botHoldings: (accountId, botId) =>
+          Object.values(registry.context(accountId).holdings).filter((h) => h.source === "bot" && h.bot?.id === botId),
+        priceOf: (h) => registry.priceOf(h),
+        claim: (accountId, key) => registry.claim(accountId, key),
+        release: (accountId, key) => registry.release(accountId, key),
+      }
+      return service
+    }),
+  )
+
+/** The accounts of a running service: needs Markets, MarketBus and SqlClient (migrated). */
+export const AccountsLive = makeAccountsLayer()

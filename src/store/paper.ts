@@ -1,0 +1,187 @@
+// Paper orders and idempotency keys in PostgreSQL (migration 0005). Plain functions over SqlClient, like
+// ./webhooks.ts. Writes are multi-row: the accounts layer hands every order waiting at that moment to
+// `record` (group commit), one statement for all of them.
+//
+// Idempotency: a key's row is written in the SAME statement as its order, `done` with the response, so
+// a crash leaves both or neither. The `in_progress` marker of a request still running lives in the
+// memory of the node that owns the account (actors are owned by one node: ARCHITECTURE, Scale); a
+// stored marker would outlive a crash (kill -9) and answer 409 to the client's retry until some lease
+// ran out. Two nodes racing on one key cannot both record: the key's INSERT wins once (the unique
+// (account_id, key)), and an order whose key lost is not inserted; `record` reports which were. A key
+// older than 24 hours is expired: it is overwritten by the next order that uses it.
+import { SqlClient } from "@effect/sql"
+import { Effect } from "effect"
+import type { MarketObject } from "../domain/market-object.js"
+
+/** Keys are kept 24 hours. */
+export const IDEMPOTENCY_RETENTION_MS = 24 * 3_600_000
+
+export interface StoredOrder {
+  readonly id: string
+  readonly accountId: string
+  readonly seq: number
+  readonly idempotencyKey: string | null
+  readonly requestHash: string | null
+  /** Contract ref. */
+  readonly market: string
+  readonly marketObject: MarketObject
+  readonly outcome: string
+  readonly action: "buy" | "sell"
+  readonly contracts: number
+  readonly avgPrice: number
+  readonly cost: number
+  readonly fee: number
+  readonly unfilled: number
+  /** Epoch ms. */
+  readonly filledAt: number
+  readonly profit: number | null
+  readonly source: "hand" | "bot"
+  readonly botId: string | null
+  readonly botName: string | null
+  /** The response a replay of the key returns (written to idempotency_keys); null without a key. */
+  readonly response: unknown
+}
+
+export interface StoredKey {
+  readonly requestHash: string
+  readonly response: unknown
+}
+
+interface OrderRow {
+  readonly id: string
+  readonly account_id: string
+  readonly seq: number | string
+  readonly idempotency_key: string | null
+  readonly request_hash: string | null
+  readonly market: string
+  readonly market_object: unknown
+  readonly outcome: string
+  readonly action: "buy" | "sell"
+  readonly contracts: number
+  readonly avg_price: number
+  readonly cost: number
+  readonly fee: number
+  readonly unfilled: number
+  readonly filled_at: number | string
+  readonly profit: number | null
+  readonly source: "hand" | "bot"
+  readonly bot_id: string | null
+  readonly bot_name: string | null
+}
+
+const json = (value: unknown): unknown => (typeof value === "string" ? JSON.parse(value) : value)
+
+const fromRow = (row: OrderRow): StoredOrder => ({
+  id: row.id, accountId: row.account_id, seq: Number(row.seq), idempotencyKey: row.idempotency_key,
+  requestHash: row.request_hash, market: row.market, marketObject: json(row.market_object) as MarketObject,
+  outcome: row.outcome, action: row.action, contracts: row.contracts, avgPrice: row.avg_price, cost: row.cost,
+  fee: row.fee, unfilled: row.unfilled, filledAt: Number(row.filled_at), profit: row.profit, source: row.source,
+  botId: row.bot_id, botName: row.bot_name, response: null,
+})
+
+const COLUMNS = `id, account_id, seq, idempotency_key, request_hash, market, market_object, outcome, action, contracts,
+  avg_price, cost, fee, unfilled, filled_at, profit, source, bot_id, bot_name`
+
+/**
+ * Inserts orders (and their keys) in one statement; the ids actually inserted. An order whose key is
+ * already held (unexpired) by another order is not inserted. Committed before it returns.
+ */
+const record = (orders: ReadonlyArray<StoredOrder>, now: number): Effect.Effect<ReadonlySet<string>, never, SqlClient.SqlClient> =>
+  Effect.gen(function* () {
+    if (orders.length === 0) return new Set<string>()
+    const sql = yield* SqlClient.SqlClient
+    const col = <A>(f: (o: StoredOrder) => A): Array<A> => orders.map(f)
+    const rows = yield* sql<{ id: string }>`
+      WITH input AS (
+        SELECT * FROM unnest(
+          ${col((o) => o.id)}::text[], ${col((o) => o.accountId)}::text[], ${col((o) => o.seq)}::float8[],
+          ${col((o) => o.idempotencyKey)}::text[], ${col((o) => o.requestHash)}::text[], ${col((o) => o.market)}::text[],
+          ${col((o) => JSON.stringify(o.marketObject))}::text[], ${col((o) => o.outcome)}::text[],
+          ${col((o) => o.action)}::text[], ${col((o) => o.contracts)}::float8[], ${col((o) => o.avgPrice)}::float8[],
+          ${col((o) => o.cost)}::float8[], ${col((o) => o.fee)}::float8[], ${col((o) => o.unfilled)}::float8[],
+          ${col((o) => o.filledAt)}::float8[], ${col((o) => o.profit)}::float8[], ${col((o) => o.source)}::text[],
+          ${col((o) => o.botId)}::text[], ${col((o) => o.botName)}::text[],
+          ${col((o) => (o.idempotencyKey === null ? null : JSON.stringify(o.response)))}::text[]
+        ) AS t (id, account_id, seq, idempotency_key, request_hash, market, market_object, outcome, action, contracts,
+          avg_price, cost, fee, unfilled, filled_at, profit, source, bot_id, bot_name, response)
+      ),
+      keys AS (
+        INSERT INTO idempotency_keys (account_id, key, request_hash, status, response, created_at)
+        SELECT account_id, idempotency_key, request_hash, 'done', response::jsonb, round(filled_at)::bigint
+        FROM input WHERE idempotency_key IS NOT NULL
+        ON CONFLICT (account_id, key) DO UPDATE SET
+          request_hash = EXCLUDED.request_hash, status = 'done', response = EXCLUDED.response,
+          created_at = EXCLUDED.created_at
+        WHERE idempotency_keys.created_at < ${now - IDEMPOTENCY_RETENTION_MS}
+        RETURNING account_id, key
+      )
+      INSERT INTO paper_orders (${sql.literal(COLUMNS)})
+      SELECT id, account_id, round(seq)::bigint, idempotency_key, request_hash, market, market_object::jsonb, outcome,
+        action, contracts, avg_price, cost, fee, unfilled, round(filled_at)::bigint, profit, source, bot_id, bot_name
+      FROM input i
+      WHERE i.idempotency_key IS NULL
+        OR EXISTS (SELECT 1 FROM keys k WHERE k.account_id = i.account_id AND k.key = i.idempotency_key)
+      RETURNING id`
+    return new Set(rows.map((r) => r.id))
+  }).pipe(Effect.orDie, Effect.withSpan("PaperStore.record"))
+
+/** The key's first result, when it is held and younger than 24 hours. */
+const findKey = (accountId: string, key: string, now: number): Effect.Effect<StoredKey | null, never, SqlClient.SqlClient> =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const rows = yield* sql<{ request_hash: string; response: unknown }>`
+      SELECT request_hash, response FROM idempotency_keys
+      WHERE account_id = ${accountId} AND key = ${key} AND status = 'done'
+        AND created_at >= ${now - IDEMPOTENCY_RETENTION_MS}`
+    const row = rows[0]
+    return row === undefined ? null : { requestHash: row.request_hash, response: json(row.response) }
+  }).pipe(Effect.orDie, Effect.withSpan("PaperStore.findKey"))
+
+/** Every order, by account and sequence: what the accounts are rebuilt from. */
+const loadAll: Effect.Effect<ReadonlyArray<StoredOrder>, never, SqlClient.SqlClient> = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  const rows = yield* sql<OrderRow>`
+    SELECT ${sql.literal(COLUMNS)} FROM paper_orders ORDER BY account_id, seq`
+  return rows.map(fromRow)
+}).pipe(Effect.orDie, Effect.withSpan("PaperStore.loadAll"))
+
+/** An account's hand orders at or after `since`, newest first, strictly after the key `after`. */
+const handOrders = (options: {
+  readonly accountId: string
+  readonly since: number | null
+  readonly after: readonly [filledAt: number, id: string] | null
+  readonly take: number
+}): Effect.Effect<ReadonlyArray<StoredOrder>, never, SqlClient.SqlClient> =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const since = options.since ?? -1
+    const [t, id] = options.after ?? [Number.MAX_SAFE_INTEGER, ""]
+    const rows = yield* sql<OrderRow>`
+      SELECT ${sql.literal(COLUMNS)} FROM paper_orders
+      WHERE account_id = ${options.accountId} AND source = 'hand' AND filled_at >= ${since}
+        AND (filled_at < ${t} OR (filled_at = ${t} AND id < ${id}) OR ${options.after === null})
+      ORDER BY filled_at DESC, id DESC
+      LIMIT ${options.take}`
+    return rows.map(fromRow)
+  }).pipe(Effect.orDie, Effect.withSpan("PaperStore.handOrders"))
+
+/** Drops keys older than 24 hours. */
+const purgeKeys = (now: number): Effect.Effect<number, never, SqlClient.SqlClient> =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const rows = yield* sql<{ key: string }>`
+      DELETE FROM idempotency_keys WHERE created_at < ${now - IDEMPOTENCY_RETENTION_MS} RETURNING key`
+    return rows.length
+  }).pipe(Effect.orDie, Effect.withSpan("PaperStore.purgeKeys"))
+
+/** How many orders hold each key (tests and checks: exactly once). */
+const countByKey = (accountId: string): Effect.Effect<ReadonlyMap<string, number>, never, SqlClient.SqlClient> =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const rows = yield* sql<{ idempotency_key: string; n: number | string }>`
+      SELECT idempotency_key, count(*) AS n FROM paper_orders
+      WHERE account_id = ${accountId} AND idempotency_key IS NOT NULL GROUP BY idempotency_key`
+    return new Map(rows.map((r) => [r.idempotency_key, Number(r.n)]))
+  }).pipe(Effect.orDie, Effect.withSpan("PaperStore.countByKey"))
+
+export const PaperStore = { record, findKey, loadAll, handOrders, purgeKeys, countByKey } as const
