@@ -1,0 +1,472 @@
+// Backtest scoring (spec: Backtest, Backtest score (v2)): one scan of the backtest history over the
+// window [now − days, now] gives the score, its weekly curve, the holdout halves, the breakdown
+// buckets, a trader's byCategory and every value of a sweep. Pure: the caller passes `now`.
+//
+// Rules (README "Backtests"):
+// - A signal without `traders` scores whale buys; with `traders`, those traders' buys of any size.
+//   A trader backtest scores every buy of that trader. `minUsd`/`maxUsd` still apply when sent.
+// - entry `open` = rows whose entry is `open`, `add` = rows whose entry is `add` (unnamed trades have
+//   no entry and match only `all`). Keywords: the market title contains any, case-insensitive.
+// - Stake S: `usd`, or min(maxUsd, trade usd × percent / 100). Win S(1 − p)/p, loss −S, at the printed
+//   price, no fees. A trade settled after `now` is still open. A void counts in `trades` and `settled`
+//   but in neither wins nor losses, adds nothing to `staked` (the stake is refunded) or `profit`.
+// - The curve has one point per week of the window (UTC, Monday dates, oldest first), settled trades
+//   by the week they were placed; `profit` is the curve's last cumulative value.
+// - A sweep result for value v is the score of the signal with that field set to v: rows matching all
+//   but the swept field fall in one bucket per row (values sorted), prefix sums give every value.
+import type {
+  BacktestBreakdown, BacktestHoldout, BacktestScore, BacktestSweep, BacktestWeek, BreakdownBy, CategoryScore,
+  ScoreFields, SignalBacktest, SweepField, TraderBacktest,
+} from "../domain/backtest.js"
+import type { Signal, Sizing } from "../domain/signal.js"
+import { isUsdSizing } from "../domain/signal.js"
+import { CATEGORIES, VENUES } from "../domain/enums.js"
+import { ENTRY, GROUP_CATEGORIES, RESULT, categoryOfCode, type BacktestHistory, type RowList } from "./backtest-store.js"
+import { civilFromDays, daysFromCivil } from "./calendar.js"
+import { DAY_MS } from "./config.js"
+import { isoOf } from "./rows.js"
+
+// Accumulator layout: one block of FIELDS numbers per group.
+const FIELDS = 7
+const TRADES = 0
+const SETTLED = 1
+const WINS = 2
+const LOSSES = 3
+const OPEN = 4
+const STAKED = 5
+const PROFIT = 6
+const MAIN = 0
+const TRAIN = 1
+const TEST = 2
+const FIRST_BUCKET = 3
+
+export const PRICE_BANDS = ["0.00-0.20", "0.20-0.40", "0.40-0.60", "0.60-0.80", "0.80-1.00"] as const
+/** Breakdown bucket of a market without a category. */
+export const UNCLASSIFIED = "unclassified"
+
+/** The band of a price: 0.40 opens `0.40-0.60`; 1 belongs to `0.80-1.00`. */
+export const priceBand = (price: number): number => Math.max(0, Math.min(4, Math.floor(price * 5 + 1e-9)))
+
+export interface BacktestWindow {
+  readonly from: number
+  readonly to: number
+}
+
+export const backtestWindow = (now: number, days: number): BacktestWindow => ({ from: now - days * DAY_MS, to: now })
+
+/** Train is [from, splitAt), test [splitAt, to]: the first two thirds and the last third. */
+export const holdoutSplit = (w: BacktestWindow): number => w.from + Math.floor(((w.to - w.from) * 2) / 3)
+
+/** Week number (weeks start on Monday, UTC) of a day count since 1970-01-01, a Thursday. */
+const weekOfDay = (day: number): number => Math.floor((day + 3) / 7)
+const weekOf = (time: number): number => weekOfDay(Math.floor(time / DAY_MS))
+const mondayOf = (week: number): string => {
+  const { year, month, day } = civilFromDays(week * 7 - 3)
+  return `${String(year).padStart(4, "0")}-${String(month).padStart(2, "0")}-${String(day).padStart(2, "0")}`
+}
+
+/** Start times of the UTC months the window touches, and their `YYYY-MM` names. */
+const monthsOf = (w: BacktestWindow): { starts: Float64Array; names: Array<string> } => {
+  const first = civilFromDays(Math.floor(w.from / DAY_MS))
+  const starts: Array<number> = []
+  const names: Array<string> = []
+  let { year, month } = first
+  for (;;) {
+    const start = daysFromCivil(year, month, 1) * DAY_MS
+    if (starts.length > 0 && start > w.to) break
+    starts.push(start)
+    names.push(`${String(year).padStart(4, "0")}-${String(month).padStart(2, "0")}`)
+    month++
+    if (month === 13) {
+      month = 1
+      year++
+    }
+  }
+  return { starts: Float64Array.from(starts), names }
+}
+
+interface SweepPlan {
+  readonly field: SweepField
+  /** Values sorted ascending, and each request value's place among them. */
+  readonly sorted: Float64Array
+  readonly order: Array<number>
+  /** priceMin/minUsd: a value v matches x ≥ v; priceMax/maxUsd: x ≤ v. */
+  readonly lower: boolean
+  readonly onUsd: boolean
+}
+
+interface Plan {
+  readonly window: BacktestWindow
+  readonly fixedStake: number
+  readonly percent: number
+  readonly cap: number
+  readonly whaleOnly: boolean
+  readonly venues: Uint8Array | null
+  readonly categories: Uint8Array | null
+  readonly entry: number
+  readonly keywords: ReadonlyArray<string> | null
+  /** Bounds every row must meet (the swept field's own bound is left out, see mainLo/mainHi). */
+  readonly usdMin: number
+  readonly usdMax: number
+  readonly priceMin: number
+  readonly priceMax: number
+  readonly sweep: SweepPlan | null
+  /** The swept field's own bound in the signal (the main score still honours it). */
+  readonly mainBound: number
+  readonly split: number
+  readonly buckets: "category" | "month" | "price_band" | null
+  readonly months: { starts: Float64Array; names: Array<string> }
+  readonly firstWeek: number
+  readonly weeks: number
+  /** Rows to visit: the trader lists, or null for every row of the window. */
+  readonly lists: ReadonlyArray<RowList> | null
+}
+
+const bucketCount = (plan: Plan): number =>
+  plan.buckets === "category" ? CATEGORIES.length + 1 : plan.buckets === "month" ? plan.months.starts.length : plan.buckets === "price_band" ? PRICE_BANDS.length : 0
+
+interface Sums {
+  readonly acc: Float64Array
+  readonly weekSettled: Float64Array
+  readonly weekProfit: Float64Array
+  readonly sweepBase: number
+}
+
+const mask = <A extends string>(all: ReadonlyArray<A>, chosen: ReadonlyArray<A> | undefined, offset: number): Uint8Array | null => {
+  if (chosen === undefined || chosen.length === 0) return null
+  const out = new Uint8Array(all.length + offset)
+  for (const value of chosen) out[all.indexOf(value) + offset] = 1
+  return out
+}
+
+const stakeOf = (sizing: Sizing) =>
+  isUsdSizing(sizing) ? { fixedStake: sizing.usd, percent: 0, cap: 0 } : { fixedStake: 0, percent: sizing.percent / 100, cap: sizing.maxUsd }
+
+const basePlan = (window: BacktestWindow, sizing: Sizing) => {
+  const firstWeek = weekOf(window.from)
+  return {
+    window, ...stakeOf(sizing), months: monthsOf(window), firstWeek, weeks: weekOf(window.to) - firstWeek + 1,
+    venues: null, categories: null, entry: ENTRY.none, keywords: null, usdMin: -Infinity, usdMax: Infinity,
+    priceMin: -Infinity, priceMax: Infinity, sweep: null, mainBound: NaN, split: NaN, buckets: null,
+    whaleOnly: false, lists: null as ReadonlyArray<RowList> | null,
+  }
+}
+
+const traderLists = (history: BacktestHistory, refs: ReadonlyArray<string>): Array<RowList> => {
+  const out: Array<RowList> = []
+  for (const ref of new Set(refs)) {
+    const list = history.traderRows(ref)
+    if (list !== undefined) out.push(list)
+  }
+  return out
+}
+
+const sweepPlan = (signal: Signal, sweep: SignalBacktest["sweep"]): { sweep: SweepPlan | null; mainBound: number } => {
+  if (sweep === undefined) return { sweep: null, mainBound: NaN }
+  const sorted = Float64Array.from(sweep.values).sort()
+  const order = sweep.values.map((v) => sorted.indexOf(v))
+  const lower = sweep.field === "priceMin" || sweep.field === "minUsd"
+  const own = signal[sweep.field]
+  return {
+    sweep: { field: sweep.field, sorted, order, lower, onUsd: sweep.field === "minUsd" || sweep.field === "maxUsd" },
+    mainBound: own ?? (lower ? -Infinity : Infinity),
+  }
+}
+
+const LIST_PENALTY = 3
+const listsLength = (lists: ReadonlyArray<RowList>): number => lists.reduce((n, l) => n + l.length, 0)
+
+/**
+ * The rows a signal without traders must visit: the whole window, or (when smaller) the whale rows
+ * of the venues × categories it names, or the rows of the titles its keywords match. Each is a
+ * superset of the matches without repeats; every condition is still checked per row.
+ */
+const whaleCandidates = (history: BacktestHistory, window: BacktestWindow, venues: Uint8Array | null, categories: Uint8Array | null, keywords: ReadonlyArray<string> | null): ReadonlyArray<RowList> | null => {
+  let best: ReadonlyArray<RowList> | null = null
+  // Lists are read out of order (slower per row than the window's sequential scan): only when much shorter.
+  let bestLength = (history.size - history.firstRowFrom(window.from)) / LIST_PENALTY
+  let groups = 0
+  for (let v = 0; v < VENUES.length; v++) {
+    if (venues !== null && venues[v] === 0) continue
+    for (let c = 0; c <= CATEGORIES.length; c++) {
+      if (categories === null || categories[c] === 1) groups |= 1 << (v * GROUP_CATEGORIES + c)
+    }
+  }
+  if (venues !== null || categories !== null) {
+    const lists: Array<RowList> = []
+    for (let v = 0; v < VENUES.length; v++) {
+      for (let c = 0; c <= CATEGORIES.length; c++) {
+        if ((groups & (1 << (v * GROUP_CATEGORIES + c))) === 0) continue
+        const list = history.whaleRows(v, c)
+        if (list !== undefined && list.length > 0) lists.push(list)
+      }
+    }
+    const length = listsLength(lists)
+    if (length < bestLength) {
+      best = lists
+      bestLength = length
+    }
+  }
+  if (keywords !== null) {
+    const lists: Array<RowList> = []
+    const titles = history.titlesLower
+    for (let t = 0; t < titles.length; t++) {
+      if ((history.titleGroups(t) & groups) === 0) continue
+      const text = titles[t] ?? ""
+      if (!keywords.some((k) => text.includes(k))) continue
+      const list = history.titleRows(t)
+      if (list !== undefined && list.length > 0) lists.push(list)
+    }
+    if (listsLength(lists) < bestLength) best = lists
+  }
+  return best
+}
+
+const signalPlan = (history: BacktestHistory, request: SignalBacktest, window: BacktestWindow): Plan => {
+  const s = request.signal
+  const { sweep, mainBound } = sweepPlan(s, request.sweep)
+  const swept = sweep?.field
+  const venues = mask(VENUES, s.venue, 0)
+  const categories = mask(CATEGORIES, s.category, 1)
+  const keywords = s.keywords === undefined ? null : s.keywords.map((k) => k.toLowerCase())
+  return {
+    ...basePlan(window, request.sizing),
+    whaleOnly: s.traders === undefined,
+    lists: s.traders === undefined ? whaleCandidates(history, window, venues, categories, keywords) : traderLists(history, s.traders),
+    venues,
+    categories,
+    entry: s.entry === "open" ? ENTRY.open : s.entry === "add" ? ENTRY.add : ENTRY.none,
+    keywords,
+    usdMin: swept === "minUsd" ? -Infinity : s.minUsd ?? -Infinity,
+    usdMax: swept === "maxUsd" ? Infinity : s.maxUsd ?? Infinity,
+    priceMin: swept === "priceMin" ? -Infinity : s.priceMin ?? -Infinity,
+    priceMax: swept === "priceMax" ? Infinity : s.priceMax ?? Infinity,
+    sweep, mainBound,
+    split: request.holdout ? holdoutSplit(window) : NaN,
+    buckets: request.breakdown ?? null,
+  }
+}
+
+const traderPlan = (history: BacktestHistory, request: TraderBacktest, window: BacktestWindow): Plan => ({
+  ...basePlan(window, request.sizing),
+  lists: traderLists(history, [request.trader]),
+  buckets: "category",
+})
+
+/** Adds one trade to a group: counted always, scored once settled. */
+const add = (acc: Float64Array, group: number, res: number, stake: number, profit: number): void => {
+  const b = group * FIELDS
+  acc[b + TRADES]! += 1
+  if (res === RESULT.open) {
+    acc[b + OPEN]! += 1
+    return
+  }
+  acc[b + SETTLED]! += 1
+  if (res === RESULT.win) acc[b + WINS]! += 1
+  else if (res === RESULT.loss) acc[b + LOSSES]! += 1
+  else return
+  acc[b + STAKED]! += stake
+  acc[b + PROFIT]! += profit
+}
+
+/** How many sorted values are below x (strictly, or at most x). */
+const countBelow = (sorted: Float64Array, x: number, inclusive: boolean): number => {
+  let lo = 0
+  let hi = sorted.length
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1
+    const v = sorted[mid] ?? 0
+    if (inclusive ? v <= x : v < x) lo = mid + 1
+    else hi = mid
+  }
+  return lo
+}
+
+/** The one scan. */
+const scan = (history: BacktestHistory, plan: Plan): Sums => {
+  const buckets = bucketCount(plan)
+  const sweepBase = FIRST_BUCKET + buckets
+  const groups = sweepBase + (plan.sweep === null ? 0 : plan.sweep.sorted.length + 1)
+  const acc = new Float64Array(groups * FIELDS)
+  const weekSettled = new Float64Array(plan.weeks)
+  const weekProfit = new Float64Array(plan.weeks)
+  const { time, price, usd, ppd, settledAt, result, venue, category, entry, whale, title } = history
+  const { from, to } = plan.window
+  const { fixedStake, percent, cap, whaleOnly, venues, categories, usdMin, usdMax, priceMin, priceMax, sweep, mainBound, split, firstWeek } = plan
+  const wantEntry = plan.entry
+  const keywords = plan.keywords
+  const titleMatch = keywords === null ? null : new Uint8Array(history.titles.length)
+  const titles = history.titlesLower
+  const holdout = !Number.isNaN(split)
+  const byCategory = plan.buckets === "category"
+  const byMonth = plan.buckets === "month"
+  const byBand = plan.buckets === "price_band"
+  const monthStarts = plan.months.starts
+
+  const visit = (i: number): void => {
+    const t = time[i]!
+    if (t < from || t > to) return
+    if (whaleOnly && whale[i] === 0) return
+    if (venues !== null && venues[venue[i]!] === 0) return
+    if (categories !== null && categories[category[i]!] === 0) return
+    if (wantEntry !== ENTRY.none && entry[i] !== wantEntry) return
+    const u = usd[i]!
+    if (u < usdMin || u > usdMax) return
+    const p = price[i]!
+    if (p < priceMin || p > priceMax) return
+    if (titleMatch !== null && keywords !== null) {
+      const ti = title[i]!
+      let m = titleMatch[ti]!
+      if (m === 0) {
+        const text = titles[ti] ?? ""
+        m = keywords.some((k) => text.includes(k)) ? 1 : 2
+        titleMatch[ti] = m
+      }
+      if (m === 2) return
+    }
+    const stake = fixedStake > 0 ? fixedStake : Math.min(cap, u * percent)
+    let res = result[i]!
+    if (res !== RESULT.open && settledAt[i]! > to) res = RESULT.open
+    const profit = res === RESULT.win ? stake * ppd[i]! : res === RESULT.loss ? -stake : 0
+    if (sweep !== null) {
+      const x = sweep.onUsd ? u : p
+      add(acc, sweepBase + countBelow(sweep.sorted, x, sweep.lower), res, stake, profit)
+      if (sweep.lower ? x < mainBound : x > mainBound) return
+    }
+    add(acc, MAIN, res, stake, profit)
+    if (res !== RESULT.open) {
+      const w = weekOf(t) - firstWeek
+      weekSettled[w]! += 1
+      weekProfit[w]! += profit
+    }
+    if (holdout) add(acc, t < split ? TRAIN : TEST, res, stake, profit)
+    if (byCategory) add(acc, FIRST_BUCKET + category[i]!, res, stake, profit)
+    else if (byBand) add(acc, FIRST_BUCKET + priceBand(p), res, stake, profit)
+    else if (byMonth) {
+      let m = 0
+      while (m + 1 < monthStarts.length && t >= monthStarts[m + 1]!) m++
+      add(acc, FIRST_BUCKET + m, res, stake, profit)
+    }
+  }
+
+  if (plan.lists === null) {
+    const n = history.size
+    for (let i = history.firstRowFrom(from); i < n; i++) visit(i)
+  } else {
+    for (const list of plan.lists) {
+      const rows = list.rows
+      for (let j = history.firstListIndexFrom(list, from); j < list.length; j++) visit(rows[j]!)
+    }
+  }
+  return { acc, weekSettled, weekProfit, sweepBase }
+}
+
+/** Money as reported: cents. */
+const cents = (usd: number): number => {
+  const r = Math.round(usd * 100) / 100
+  return r === 0 ? 0 : r
+}
+
+const fieldsOf = (acc: Float64Array, group: number, profitOverride?: number): ScoreFields => {
+  const b = group * FIELDS
+  const wins = acc[b + WINS] ?? 0
+  const losses = acc[b + LOSSES] ?? 0
+  const staked = acc[b + STAKED] ?? 0
+  const profit = profitOverride ?? acc[b + PROFIT] ?? 0
+  return {
+    trades: acc[b + TRADES] ?? 0,
+    settled: acc[b + SETTLED] ?? 0,
+    wins,
+    losses,
+    open: acc[b + OPEN] ?? 0,
+    winRate: wins + losses > 0 ? wins / (wins + losses) : null,
+    staked: cents(staked),
+    profit: cents(profit),
+    return: staked > 0 ? profit / staked : null,
+  }
+}
+
+const curveOf = (plan: Plan, sums: Sums): { curve: Array<BacktestWeek>; total: number } => {
+  const curve: Array<BacktestWeek> = []
+  let total = 0
+  for (let w = 0; w < plan.weeks; w++) {
+    const profit = sums.weekProfit[w] ?? 0
+    total += profit
+    curve.push({ week: mondayOf(plan.firstWeek + w), settled: sums.weekSettled[w] ?? 0, profit: cents(profit), cumulative: cents(total) })
+  }
+  return { curve, total }
+}
+
+const bucketName = (plan: Plan, bucket: number): string => {
+  if (plan.buckets === "category") return categoryOfCode(bucket) ?? UNCLASSIFIED
+  if (plan.buckets === "month") return plan.months.names[bucket] ?? ""
+  return PRICE_BANDS[bucket] ?? ""
+}
+
+const breakdownOf = (plan: Plan, sums: Sums, by: BreakdownBy): BacktestBreakdown => {
+  const rows = []
+  // Categories in the spec's order with unclassified last; months and bands ascending.
+  const order = by === "category" ? [...CATEGORIES.map((_, i) => i + 1), 0] : Array.from({ length: bucketCount(plan) }, (_, i) => i)
+  for (const bucket of order) {
+    const fields = fieldsOf(sums.acc, FIRST_BUCKET + bucket)
+    if (fields.trades > 0) rows.push({ ...fields, bucket: bucketName(plan, bucket) })
+  }
+  return { by, rows }
+}
+
+const byCategoryOf = (sums: Sums): Array<CategoryScore> => {
+  const out: Array<CategoryScore> = []
+  for (const code of [...CATEGORIES.map((_, i) => i + 1), 0]) {
+    const f = fieldsOf(sums.acc, FIRST_BUCKET + code)
+    if (f.trades > 0) out.push({ category: categoryOfCode(code), settled: f.settled, wins: f.wins, profit: f.profit, return: f.return })
+  }
+  return out
+}
+
+const sweepOf = (sums: Sums, sweep: SweepPlan): BacktestSweep => {
+  const n = sweep.sorted.length
+  // Bucket k holds rows for which exactly the first k sorted values are below (lower) / the rest match (upper).
+  const totals = Array.from({ length: n }, () => new Float64Array(FIELDS))
+  for (let j = 0; j < n; j++) {
+    const t = totals[j]!
+    for (let k = 0; k <= n; k++) {
+      const matches = sweep.lower ? k > j : k <= j
+      if (!matches) continue
+      const b = (sums.sweepBase + k) * FIELDS
+      for (let f = 0; f < FIELDS; f++) t[f]! += sums.acc[b + f] ?? 0
+    }
+  }
+  const results = sweep.order.map((place) => ({ ...fieldsOf(totals[place] ?? new Float64Array(FIELDS), 0), value: sweep.sorted[place] ?? 0 }))
+  return { field: sweep.field, results }
+}
+
+const scoreOf = (plan: Plan, sums: Sums, days: number, sizing: Sizing): BacktestScore => {
+  const { curve, total } = curveOf(plan, sums)
+  return { days, sizing, ...fieldsOf(sums.acc, MAIN, total), curve }
+}
+
+/** The score of a signal backtest (with its holdout, sweep and breakdown when asked) at `now`. */
+export const scoreSignal = (history: BacktestHistory, request: SignalBacktest, now: number): BacktestScore => {
+  history.prepare()
+  const plan = signalPlan(history, request, backtestWindow(now, request.days))
+  const sums = scan(history, plan)
+  const score: { -readonly [K in keyof BacktestScore]: BacktestScore[K] } = scoreOf(plan, sums, request.days, request.sizing)
+  if (request.holdout) {
+    const test = fieldsOf(sums.acc, TEST)
+    const holdout: BacktestHoldout = {
+      splitAt: isoOf(plan.split), train: fieldsOf(sums.acc, TRAIN), test, holds: test.return !== null && test.return > 0,
+    }
+    score.holdout = holdout
+  }
+  if (plan.sweep !== null) score.sweep = sweepOf(sums, plan.sweep)
+  if (request.breakdown !== undefined) score.breakdown = breakdownOf(plan, sums, request.breakdown)
+  return score
+}
+
+/** The score of a trader backtest (every buy of the trader) with byCategory, at `now`. */
+export const scoreTrader = (history: BacktestHistory, request: TraderBacktest, now: number): BacktestScore => {
+  history.prepare()
+  const plan = traderPlan(history, request, backtestWindow(now, request.days))
+  const sums = scan(history, plan)
+  return { ...scoreOf(plan, sums, request.days, request.sizing), byCategory: byCategoryOf(sums) }
+}

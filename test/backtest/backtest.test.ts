@@ -1,0 +1,151 @@
+// POST /v2/backtest end to end on a running server over a fixed in-memory history: every VALIDATION
+// case of the spec's table, a sweep refused with QUOTA_EXCEEDED when its values would pass the
+// per-minute limit, the 10-minute cache (x-cache, age), and a trader backtest with byCategory.
+import { randomBytes } from "node:crypto"
+import { Layer, ManagedRuntime } from "effect"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { makeHttpServer, serverUrl } from "../../src/http/server.js"
+import { BacktestHistory, backtestHistoryOf, type HistoryTrade } from "../../src/intel/backtest-store.js"
+import { DAY_MS } from "../../src/intel/config.js"
+import { runBacktest } from "../../src/operations/backtest.js"
+import { Health } from "../../src/operations/health.js"
+import { CursorKey } from "../../src/operations/paging.js"
+import { Counters } from "../../src/store/counters.js"
+import { Redis } from "../../src/store/redis.js"
+import { call } from "../support/http-client.js"
+import { manualClock } from "../support/manual-clock.js"
+import { aPrincipal, memoryKeys } from "../support/memory-keys.js"
+
+// Ten seconds into a minute, so a test's requests share one rate window.
+const START = Date.UTC(2026, 3, 1, 12, 0, 10)
+const clock = manualClock(START)
+let seq = 0
+const aTrade = (over: Partial<HistoryTrade> = {}): HistoryTrade => {
+  seq++
+  return {
+    id: `t${seq}`, seq, time: START - 3 * DAY_MS, venue: "venue_a", contract: `venue_a:c${seq}`, outcome: "Yes",
+    title: "Will the Lakers win?", category: "sports", action: "buy", entry: "open", price: 0.5, usd: 20_000,
+    trader: null, whale: true, result: "win", settledAt: START - 2 * DAY_MS, ...over,
+  }
+}
+
+const history = new BacktestHistory()
+history.addAll([
+  aTrade({ price: 0.25 }),
+  aTrade({ price: 0.8, result: "loss", category: "politics", trader: "venue_a:ann" }),
+  aTrade({ price: 0.4, result: "void", trader: "venue_a:ann" }),
+  aTrade({ price: 0.5, result: "open", settledAt: null, trader: "venue_a:ann", category: "crypto", whale: false, usd: 50 }),
+])
+
+const tokens = ["a", "b", "c", "d", "e"] as const
+const keys = memoryKeys(Object.fromEntries(tokens.map((t) => [t, aPrincipal()])))
+
+const countersLayer = (): Layer.Layer<Counters> => {
+  const url = process.env["REDIS_URL"]
+  if (url === undefined || url === "") return Counters.memory
+  return Counters.redis({ prefix: `test:backtest:${process.pid}:${randomBytes(4).toString("hex")}:` }).pipe(Layer.provide(Redis.layer(url)))
+}
+
+let url = ""
+let server: ManagedRuntime.ManagedRuntime<unknown, unknown> | undefined
+beforeAll(async () => {
+  const runtime = ManagedRuntime.make(makeHttpServer([runBacktest], { port: 0, host: "127.0.0.1" }).pipe(
+    Layer.provide([keys, countersLayer(), Health.layer, CursorKey.layer("backtest-test"), backtestHistoryOf(history)]),
+    Layer.provide(clock.layer),
+  ))
+  url = await runtime.runPromise(serverUrl)
+  server = runtime as ManagedRuntime.ManagedRuntime<unknown, unknown>
+})
+afterAll(() => server?.dispose())
+
+const post = (body: unknown, token = "a") => call(url, "/v2/backtest", { method: "POST", body, token })
+
+describe("POST /v2/backtest validation", () => {
+  const refused: ReadonlyArray<readonly [string, unknown, string]> = [
+    ["neither signal nor trader", {}, "exactly one of signal or trader"],
+    ["both signal and trader", { signal: {}, trader: "venue_a:ann" }, "exactly one of signal or trader"],
+    ["holdout with trader", { trader: "venue_a:ann", holdout: true }, "holdout is only valid with a signal"],
+    ["sweep with trader", { trader: "venue_a:ann", sweep: { field: "minUsd", values: [1, 2] } }, "sweep is only valid with a signal"],
+    ["breakdown with trader", { trader: "venue_a:ann", breakdown: "month" }, "breakdown is only valid with a signal"],
+    ["a sweep price above 1", { signal: {}, sweep: { field: "priceMin", values: [0.2, 1.5] } }, "prices from 0 to 1"],
+    ["a signal price above 1", { signal: { priceMax: 1.2 } }, "signal.priceMax must be a price from 0 to 1"],
+    ["minUsd above maxUsd", { signal: { minUsd: 50_000, maxUsd: 10_000 } }, "signal.maxUsd must be at least signal.minUsd"],
+    ["priceMin above priceMax", { signal: { priceMin: 0.7, priceMax: 0.3 } }, "signal.priceMax must be at least signal.priceMin"],
+    ["sweep values crossing the opposite bound", { signal: { priceMax: 0.5 }, sweep: { field: "priceMin", values: [0.2, 0.6] } }, "above signal.priceMax"],
+    ["an unknown field", { signal: {}, bogus: 1 }, "Unknown field `bogus`"],
+    ["an unknown signal field", { signal: { kind: "nba" } }, "Unknown field `signal.kind`"],
+    ["an unknown sizing field", { signal: {}, sizing: { usd: 5, cap: 1 } }, "Unknown field `sizing.cap`"],
+    ["an unknown sweep field", { signal: {}, sweep: { field: "minUsd", values: [1, 2], step: 1 } }, "Unknown field `sweep.step`"],
+    ["days out of range", { signal: {}, days: 366 }, "days must be an integer from 1 to 365"],
+    ["one sweep value", { signal: {}, sweep: { field: "minUsd", values: [1] } }, "sweep.values must hold 2 to 20 numbers"],
+    ["21 sweep values", { signal: {}, sweep: { field: "minUsd", values: Array.from({ length: 21 }, (_, i) => i) } }, "sweep.values must hold 2 to 20 numbers"],
+    ["both sizing forms", { signal: {}, sizing: { usd: 5, percent: 1, maxUsd: 10 } }, "exactly one of { usd } or { percent, maxUsd }"],
+    ["a bad breakdown", { signal: {}, breakdown: "platform" }, "breakdown"],
+    ["a bad trader ref", { trader: "venue_d:x" }, "must be a trader ref"],
+  ]
+  for (const [name, body, message] of refused) {
+    it(`refuses ${name}`, async () => {
+      clock.set(START)
+      const answer = await post(body, "e")
+      expect(answer.status).toBe(400)
+      expect(answer.body).toEqual({ success: false, error: expect.any(String), code: "VALIDATION" })
+      expect(answer.body.error).toContain(message)
+    })
+  }
+})
+
+describe("POST /v2/backtest scores", () => {
+  it("scores a signal with defaults (usd 100, 90 days), and a trader with byCategory", async () => {
+    clock.set(START)
+    const signal = await post({ signal: {} }, "d")
+    expect(signal.status).toBe(200)
+    expect(signal.body.data).toMatchObject({ days: 90, sizing: { usd: 100 }, trades: 3, settled: 3, wins: 1, losses: 1, open: 0, staked: 200, profit: 200, return: 1 })
+    expect(signal.body.data.curve).toHaveLength(14)
+    const trader = await post({ trader: "venue_a:ann", days: 30 }, "d")
+    expect(trader.body.data).toMatchObject({ days: 30, trades: 3, settled: 2, wins: 0, losses: 1, open: 1, profit: -100 })
+    // Every buy of the trader, whale-size or not: a void (sports), a loss (politics), an open one (crypto).
+    expect(trader.body.data.byCategory).toEqual([
+      { category: "sports", settled: 1, wins: 0, profit: 0, return: null },
+      { category: "politics", settled: 1, wins: 0, profit: -100, return: -1 },
+      { category: "crypto", settled: 0, wins: 0, profit: 0, return: null },
+    ])
+  })
+})
+
+describe("POST /v2/backtest limits", () => {
+  it("charges one request per sweep value, refusing a sweep that would pass the per-minute limit", async () => {
+    clock.set(START + 60_000 * 5)
+    for (let i = 0; i < 110; i++) expect((await post({ trader: "venue_a:ann", days: 1 + (i % 5) }, "b")).status).toBe(200)
+    const values = Array.from({ length: 20 }, (_, i) => i / 20)
+    const refused = await post({ signal: {}, sweep: { field: "priceMin", values } }, "b")
+    expect(refused.status).toBe(429)
+    expect(refused.body.code).toBe("QUOTA_EXCEEDED")
+    expect(refused.headers.get("retry-after")).toBe("50")
+    // Only the refused request itself was counted: 9 left, and a 9-value sweep uses exactly them.
+    expect(refused.headers.get("x-ratelimit-remaining")).toBe("9")
+    const nine = await post({ signal: {}, sweep: { field: "priceMin", values: values.slice(0, 9) } }, "b")
+    expect(nine.status).toBe(200)
+    expect(nine.body.data.sweep.results).toHaveLength(9)
+    expect(nine.headers.get("x-ratelimit-remaining")).toBe("0")
+    clock.set(START)
+  })
+
+  it("answers a repeated identical request from the cache for 10 minutes, for any account", async () => {
+    clock.set(START + 60_000 * 10)
+    const body = { signal: { venue: ["venue_a"], category: ["sports", "politics"] }, days: 30, breakdown: "category" }
+    const first = await post(body, "c")
+    expect(first.headers.get("x-cache")).toBe("miss")
+    // A new trade arrives; the cached answer does not change within 10 minutes.
+    history.add(aTrade({ time: START + 60_000 * 9, result: "loss" }))
+    clock.advance(60_000)
+    const again = await post({ days: 30, breakdown: "category", signal: { category: ["politics", "sports"], venue: ["venue_a"] } }, "d")
+    expect(again.headers.get("x-cache")).toBe("hit")
+    expect(again.headers.get("age")).toBe("60")
+    expect(again.body).toEqual(first.body)
+    clock.advance(9 * 60_000)
+    const fresh = await post(body, "c")
+    expect(fresh.headers.get("x-cache")).toBe("miss")
+    expect(fresh.body.data.trades).toBe(first.body.data.trades + 1)
+    clock.set(START)
+  })
+})
