@@ -10,7 +10,12 @@ import { makeHttpServer, serverUrl } from "./http/server.js"
 import { FeedBus } from "./actors/bus.js"
 import { MarketBus, MarketsLive } from "./actors/markets/market-bus.js"
 import { FeedsLive } from "./feeds/live.js"
+import { AccountsLive } from "./actors/accounts/registry.js"
+import { BotsLive } from "./actors/bots/bots-live.js"
+import { BacktestHistoryLive } from "./intel/backtest-store.js"
 import { IntelBus } from "./intel/intel-bus.js"
+import { Fanout } from "./sse/fanout.js"
+import { StreamDoorLive } from "./sse/door.js"
 import { IntelLive } from "./intel/live.js"
 import { Health } from "./operations/health.js"
 import { CursorKey } from "./operations/paging.js"
@@ -60,15 +65,26 @@ const CursorKeyLive = Layer.effect(CursorKey, Effect.map(Settings.secret("cursor
 const HttpLive = Layer.unwrapEffect(
   Effect.map(AppConfig, (config) =>
     Layer.effectDiscard(Effect.flatMap(serverUrl, (url) => Effect.logInfo(`whalewatch listening on ${url}`))).pipe(
-      Layer.provideMerge(makeHttpServer(registry, { port: config.port })),
+      Layer.provideMerge(makeHttpServer(registry, { port: config.port }, StreamDoorLive)),
     )),
 )
 
-/** Feeds → market actors → intelligence (backfill first), sharing the feed and market buses. */
-const IngestLive = Layer.mergeAll(MarketsLive, IntelLive).pipe(Layer.provideMerge(FeedsLive))
+/**
+ * Feeds → market actors → intelligence (backfill first), sharing the feed and market buses. Built in
+ * that order: the market registry subscribes to the FeedBus before any feed connects, so no listing or
+ * snapshot sent on connect is missed; intelligence waits for the feeds to backfill.
+ */
+const IngestLive = IntelLive.pipe(Layer.provideMerge(FeedsLive), Layer.provideMerge(MarketsLive))
+
+/** What the operations read and command: paper accounts, bots, backtest history, the stream's fan-out. */
+// BotsLive records trader and signal bot fills on the paper accounts (AccountsLive is memoised: one instance).
+const ServicesLive = Layer.mergeAll(AccountsLive, BotsLive.pipe(Layer.provide(AccountsLive)), BacktestHistoryLive, Fanout.live).pipe(
+  Layer.provideMerge(IngestLive),
+)
 
 /** Everything that serves, over the store's services. */
-const DoorsLive = Layer.mergeAll(HttpLive, DatabaseCheckLive, IngestLive).pipe(
+const DoorsLive = Layer.mergeAll(HttpLive, DatabaseCheckLive).pipe(
+  Layer.provideMerge(ServicesLive),
   Layer.provide(Layer.mergeAll(Counters.live, CursorKeyLive, Health.layer, FeedBus.layer, MarketBus.layer, IntelBus.layer)),
 )
 

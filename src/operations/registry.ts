@@ -1,12 +1,36 @@
 // Every documented operation, once. Adding an operation = one file in src/operations + one line here;
 // the HTTP door (and later MCP) serves exactly this list.
 import type { AnyOperation } from "./operation.js"
+import { createBot, deleteBot, getBot, listBots, updateBot } from "./bots.js"
 import { createWebhook, deleteWebhook, listWebhooks } from "./webhooks.js"
+import { listTrades } from "./trades.js"
+import { listMoves } from "./moves.js"
+import { getMarket, listMarketsOperation } from "./markets.js"
+import { placePaperOrder } from "./paper-orders.js"
+import { getPaperAccount } from "./paper.js"
+import { runBacktest } from "./backtest.js"
+import { getTrader, listTraders } from "./traders.js"
+import { listPositions } from "./positions.js"
 
 export const registry = [
   createWebhook,
   listWebhooks,
   deleteWebhook,
+  listTrades,
+  listMoves,
+  listMarketsOperation,
+  getMarket,
+  placePaperOrder,
+  getPaperAccount,
+  createBot,
+  listBots,
+  getBot,
+  updateBot,
+  deleteBot,
+  runBacktest,
+  listTraders,
+  getTrader,
+  listPositions,
 ] as const satisfies ReadonlyArray<AnyOperation>
 
 export type Registry = typeof registry

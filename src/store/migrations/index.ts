@@ -5,10 +5,14 @@ import foundation from "./0001_foundation.js"
 import webhooks from "./0002_webhooks.js"
 import markets from "./0003_markets.js"
 import intel from "./0004_intel.js"
+import paper from "./0005_paper.js"
+import bots from "./0006_bots.js"
 
 export const loader = Migrator.fromRecord({
   "0001_foundation": foundation,
   "0002_webhooks": webhooks,
   "0003_markets": markets,
   "0004_intel": intel,
+  "0005_paper": paper,
+  "0006_bots": bots,
 })

@@ -1,0 +1,146 @@
+// The bots of a running service as an Effect service: restores every bot from its stored snapshot,
+// follows the MarketBus (prices, settlements, series listings) and the IntelBus (live trades) into the
+// BotRegistry, persists the snapshots of bots whose money or status moved from its own fiber (every
+// `flushEveryMs`; the rest on shutdown), then hands their fills to the paper accounts (when the Accounts
+// service runs) so trader and signal bot holdings show in GET /v2/paper. Operations persist their own
+// changes at once (`persist`) before they answer. Actors never touch the database; this layer does.
+import type { SqlClient } from "@effect/sql"
+import { Context, Duration, Effect, Layer, Option, PubSub, Queue } from "effect"
+import { IntelBus } from "../../intel/intel-bus.js"
+import { BotStore, type BotSave } from "../../store/bots.js"
+import { Accounts } from "../accounts/registry.js"
+import { MarketBus, Markets } from "../markets/market-bus.js"
+import { BotRegistry, type BotTraded, type MarketReads } from "./registry.js"
+import { settingsOf } from "./view.js"
+
+export interface BotsService {
+  readonly registry: BotRegistry
+  readonly markets: MarketReads
+  /** Writes the bot's snapshot (and changed trades) now; durable when it succeeds. */
+  readonly persist: (id: string) => Effect.Effect<void>
+  /** The trader's public name when the trader is known (seen live or stored), else null. */
+  readonly trader: (ref: string) => Effect.Effect<{ readonly name: string | null } | null>
+  /** Wait until what the feed changed so far is stored (tests, shutdown). */
+  readonly flush: Effect.Effect<void>
+}
+
+export class Bots extends Context.Tag("whalewatch/Bots")<Bots, BotsService>() {}
+
+export interface BotsOptions {
+  /** Persist changed bots this often (default 200 ms). */
+  readonly flushEveryMs?: number
+}
+
+/** Remembers which trades of each bot were saved in which state, to save only what changed. */
+class SavedTrades {
+  private readonly saved = new Map<string, Map<string, string>>()
+
+  changed(save: Omit<BotSave, "trades">, trades: ReadonlyArray<import("./ledger.js").BotTrade>): BotSave {
+    let known = this.saved.get(save.id)
+    if (known === undefined) this.saved.set(save.id, (known = new Map()))
+    const out = trades.filter((t) => known.get(t.id) !== t.status)
+    for (const t of out) known.set(t.id, t.status)
+    return { ...save, trades: out }
+  }
+
+  forget(id: string): void {
+    this.saved.delete(id)
+  }
+}
+
+export const makeBotsLayer = (options: BotsOptions = {}): Layer.Layer<Bots, never, IntelBus | MarketBus | Markets | SqlClient.SqlClient> =>
+  Layer.scoped(
+    Bots,
+    Effect.gen(function* () {
+      const markets = yield* Markets
+      const accounts = yield* Effect.serviceOption(Accounts)
+      const sqlContext = yield* Effect.context<SqlClient.SqlClient>()
+      // Subscribed before the store is read, so events published meanwhile wait in the subscriptions.
+      const marketEvents = yield* PubSub.subscribe(yield* MarketBus)
+      const intelEvents = yield* PubSub.subscribe(yield* IntelBus)
+      const fills = yield* Queue.unbounded<BotTraded>()
+      const reads: MarketReads = {
+        info: (ref) => markets.info(ref),
+        book: (ref) => markets.book(ref),
+        yesPrice: (ref) => markets.yesPrice(ref),
+        openRefs: () => markets.openRefs(),
+        contractsOfEvent: (ref) => markets.contractsOfEvent(ref),
+      }
+      const registry = new BotRegistry(reads, (event) => void fills.unsafeOffer(event))
+      const saved = new SavedTrades()
+      const restored = registry.restore(yield* BotStore.load)
+      yield* Effect.logInfo(`bots restored: ${restored}`)
+      for (const id of registry.ids()) {
+        const ctx = registry.context(id)
+        if (ctx !== undefined) saved.changed({ id, name: "", status: "running", settings: null, snapshot: null }, ctx.trades)
+      }
+      yield* Effect.addFinalizer(() => Effect.sync(() => registry.stop()))
+
+      const saveOf = (id: string): BotSave | null => {
+        const ctx = registry.context(id)
+        const status = registry.status(id)
+        if (ctx === undefined || status === undefined) return null
+        return saved.changed({ id, name: ctx.name, status, settings: settingsOf(ctx), snapshot: registry.persisted(id) }, ctx.trades)
+      }
+
+      /** Stores every dirty bot, then records the fills that went with them on the paper accounts. */
+      const flushNow = Effect.uninterruptible(Effect.gen(function* () {
+        const saves = registry.drainDirty().map(saveOf).filter((s): s is BotSave => s !== null)
+        if (saves.length > 0) {
+          yield* BotStore.save(saves).pipe(
+            Effect.catchAllCause((cause) =>
+              Effect.zipRight(
+                Effect.sync(() => {
+                  for (const s of saves) {
+                    registry.dirty.add(s.id)
+                    saved.forget(s.id)
+                  }
+                }),
+                Effect.logError("bots: persisting snapshots failed; retrying next round", cause),
+              )),
+          )
+        }
+        const pending = yield* Queue.takeAll(fills)
+        if (Option.isSome(accounts)) {
+          for (const f of pending) {
+            yield* accounts.value.recordBotFill(f.accountId, {
+              bot: { id: f.botId, name: registry.context(f.botId)?.name ?? f.botId },
+              market: f.market.contract, outcome: f.outcome, fill: f.fill,
+            }).pipe(Effect.catchAllCause((cause) => Effect.logError("bots: recording a fill on the paper account failed", cause)))
+          }
+        }
+      })).pipe(Effect.provide(sqlContext))
+
+      yield* Effect.addFinalizer(() => flushNow)
+      yield* Effect.forkScoped(Effect.forever(
+        Effect.flatMap(Queue.takeBetween(marketEvents, 1, 4_096), (chunk) =>
+          Effect.sync(() => {
+            for (const event of chunk) registry.deliverMarket(event)
+          })),
+      ))
+      yield* Effect.forkScoped(Effect.forever(
+        Effect.flatMap(Queue.takeBetween(intelEvents, 1, 4_096), (chunk) =>
+          Effect.sync(() => {
+            for (const event of chunk) registry.deliverIntel(event)
+          })),
+      ))
+      yield* Effect.forkScoped(Effect.forever(Effect.zipRight(Effect.sleep(Duration.millis(options.flushEveryMs ?? 200)), flushNow)))
+
+      const service: BotsService = {
+        registry,
+        markets: reads,
+        persist: (id) =>
+          Effect.suspend(() => {
+            registry.dirty.delete(id)
+            const s = saveOf(id)
+            return s === null ? Effect.void : BotStore.save([s])
+          }).pipe(Effect.provide(sqlContext)),
+        trader: (ref) => BotStore.trader(ref).pipe(Effect.provide(sqlContext)),
+        flush: flushNow,
+      }
+      return service
+    }),
+  )
+
+/** Bots of a running service: needs IntelBus, MarketBus, Markets and SqlClient (Accounts when present). */
+export const BotsLive = makeBotsLayer()

@@ -1,0 +1,489 @@
+// The bot registry: one actor per bot (trader-bot, signal-bot, market-bot machines), spawned on
+// creation or restored from a persisted snapshot, and the routing of live events to them. IntelBus
+// trades go to the trader bots of their trader and to the signal bots whose signal matches (indexed by
+// trader, and by venue × category, so a trade is matched against few signals); MarketBus prices go to
+// the market bots of that contract, settlements to every bot holding the contract, listings of a
+// repeating series to market bots seeking their next market. Each command carries a Quoter over the
+// market's current book (read lazily, once per event). Time is the events' feed time only.
+//
+// The registry never touches the database or a bus: emitted fills go to `onTraded` (the paper accounts),
+// and the bots whose money or status moved wait in `dirty` until the store layer drains them.
+import { type Actor, createActor } from "xstate"
+import { VENUES, type Venue } from "../../domain/enums.js"
+import type { MarketEvent, MarketInfo } from "../../domain/market-events.js"
+import type { IntelEvent } from "../../intel/intel-bus.js"
+import type { StoredTrade } from "../../intel/pipeline.js"
+import type { BookView } from "../markets/registry.js"
+import type {
+  AnyBotContext, BotEmitted, CommonCommand, MarketBotContext, MarketCommand, SignalBotContext, SignalCommand, SourceTrade, TraderBotContext,
+  TraderCommand,
+} from "./bot-types.js"
+import { holdDeadline } from "./market-rule.js"
+import { marketBotMachine } from "./market-bot.machine.js"
+import { bookQuoter, NO_QUOTES, type Quoter } from "./quote.js"
+import { signalBotMachine } from "./signal-bot.machine.js"
+import { matchesSignal } from "./signal-match.js"
+import { traderBotMachine } from "./trader-bot.machine.js"
+
+/** The market reads bots need (MarketsService has them all). */
+export interface MarketReads {
+  readonly info: (ref: string) => MarketInfo | null
+  readonly book: (ref: string) => BookView | null
+  readonly yesPrice: (ref: string) => number | null
+  readonly openRefs: () => ReadonlyArray<string>
+  /** Contract refs of an event ref (empty for a contract or an unknown ref). */
+  readonly contractsOfEvent: (eventRef: string) => ReadonlyArray<string>
+}
+
+export type BotStatus = "running" | "paused" | "ended"
+
+type TraderActor = Actor<typeof traderBotMachine>
+type SignalActor = Actor<typeof signalBotMachine>
+type MarketActor = Actor<typeof marketBotMachine>
+
+export type BotEntry =
+  | { readonly kind: "trader"; readonly actor: TraderActor }
+  | { readonly kind: "signal"; readonly actor: SignalActor }
+  | { readonly kind: "market"; readonly actor: MarketActor }
+
+/** What is stored of a bot to restore it: its persisted snapshot. */
+export interface StoredBot {
+  readonly id: string
+  readonly kind: "trader" | "signal" | "market"
+  readonly snapshot: unknown
+}
+
+export type BotTraded = Extract<BotEmitted, { type: "bot.traded" }>
+
+export interface BotRegistryCounters {
+  intelEvents: number
+  marketEvents: number
+  /** Commands sent to bot actors. */
+  sends: number
+  /** Signals tested against trades (after the index). */
+  signalTests: number
+  fills: number
+}
+
+const ANY = "*"
+
+/** Where a bot is indexed, to unindex it without a scan. */
+interface Indexed {
+  trader?: string
+  signalTraders?: Array<string>
+  buckets?: Array<readonly [string, string]>
+  market?: string
+}
+
+const statusOfValue = (value: unknown): BotStatus =>
+  value === "paused" ? "paused" : value === "ended" ? "ended" : "running"
+
+const addTo = <K, V>(map: Map<K, Set<V>>, key: K, value: V): void => {
+  let set = map.get(key)
+  if (set === undefined) map.set(key, (set = new Set()))
+  set.add(value)
+}
+const removeFrom = <K, V>(map: Map<K, Set<V>>, key: K, value: V): void => {
+  const set = map.get(key)
+  if (set === undefined) return
+  set.delete(value)
+  if (set.size === 0) map.delete(key)
+}
+
+const sendCommonTo = (entry: BotEntry, command: CommonCommand): void => {
+  switch (entry.kind) {
+    case "trader": return entry.actor.send(command)
+    case "signal": return entry.actor.send(command)
+    case "market": return entry.actor.send(command)
+  }
+}
+
+export class BotRegistry {
+  private readonly bots = new Map<string, BotEntry>()
+  private readonly byTrader = new Map<string, Set<string>>()
+  private readonly signalsByTrader = new Map<string, Set<string>>()
+  /** venue → category (or `*`) → signal bots. */
+  private readonly signalBuckets = new Map<string, Map<string, Set<string>>>()
+  private readonly indexed = new Map<string, Indexed>()
+  private readonly marketIds = new Set<string>()
+  private readonly byAccount = new Map<string, Set<string>>()
+  private readonly marketBots = new Map<string, Set<string>>()
+  private readonly holders = new Map<string, Set<string>>()
+  private readonly timed = new Set<string>()
+  readonly dirty = new Set<string>()
+  private now = Number.NEGATIVE_INFINITY
+  private minute = Number.NEGATIVE_INFINITY
+  readonly counters: BotRegistryCounters = { intelEvents: 0, marketEvents: 0, sends: 0, signalTests: 0, fills: 0 }
+
+  constructor(
+    private readonly markets: MarketReads,
+    private readonly onTraded: (event: BotTraded) => void = () => {},
+  ) {}
+
+  /** Newest feed time delivered (−Infinity before any). */
+  feedTime(): number {
+    return this.now
+  }
+
+  // ---- lifecycle ----
+
+  /** Spawns a new bot (running) from its first context. */
+  spawn(context: AnyBotContext): BotEntry {
+    return this.start(context, undefined)
+  }
+
+  /**
+   * A new bot's first persisted snapshot without registering it: the actor runs `first` (a market bot's
+   * start, which may buy at once) and stops. The operation stores it, then `restore`s it.
+   */
+  preview(context: AnyBotContext, first?: MarketCommand): unknown {
+    const actor = context.kind === "trader" ? createActor(traderBotMachine, { input: context })
+      : context.kind === "signal" ? createActor(signalBotMachine, { input: context })
+      : createActor(marketBotMachine, { input: context })
+    actor.start()
+    if (first !== undefined && context.kind === "market") (actor as MarketActor).send(first)
+    const snapshot = actor.getPersistedSnapshot()
+    actor.stop()
+    return snapshot
+  }
+
+  /** Ids of one account's bots. */
+  idsOf(accountId: string): ReadonlyArray<string> {
+    return [...(this.byAccount.get(accountId) ?? [])]
+  }
+
+  /** Restores stored bots from their persisted snapshots. */
+  restore(stored: Iterable<StoredBot>): number {
+    let n = 0
+    for (const bot of stored) {
+      if (this.bots.has(bot.id)) continue
+      const snapshot = bot.snapshot as { readonly context: AnyBotContext }
+      this.start(snapshot.context, snapshot)
+      n++
+    }
+    return n
+  }
+
+  private start(context: AnyBotContext, snapshot: unknown): BotEntry {
+    const options = (input: AnyBotContext) => (snapshot === undefined ? { input } : { input, snapshot: snapshot as never })
+    let entry: BotEntry
+    switch (context.kind) {
+      case "trader": entry = { kind: "trader", actor: createActor(traderBotMachine, options(context) as { input: TraderBotContext }) }; break
+      case "signal": entry = { kind: "signal", actor: createActor(signalBotMachine, options(context) as { input: SignalBotContext }) }; break
+      case "market": entry = { kind: "market", actor: createActor(marketBotMachine, options(context) as { input: MarketBotContext }) }; break
+    }
+    ;entry.actor.on("*", (e) => this.emitted(e as BotEmitted))
+    entry.actor.start()
+    this.bots.set(context.id, entry)
+    addTo(this.byAccount, context.accountId, context.id)
+    this.index(context.id)
+    return entry
+  }
+
+  /** Stops and forgets a bot (a creation the store refused). */
+  discard(id: string): void {
+    const entry = this.bots.get(id)
+    if (entry === undefined) return
+    this.unindex(id)
+    for (const set of this.holders.values()) set.delete(id)
+    this.marketIds.delete(id)
+    removeFrom(this.byAccount, entry.actor.getSnapshot().context.accountId, id)
+    entry.actor.stop()
+    this.bots.delete(id)
+    this.dirty.delete(id)
+  }
+
+  stop(): void {
+    for (const entry of this.bots.values()) entry.actor.stop()
+  }
+
+  // ---- reads ----
+
+  get(id: string): BotEntry | undefined {
+    return this.bots.get(id)
+  }
+
+  context(id: string): AnyBotContext | undefined {
+    return this.bots.get(id)?.actor.getSnapshot().context
+  }
+
+  status(id: string): BotStatus | undefined {
+    const entry = this.bots.get(id)
+    return entry === undefined ? undefined : statusOfValue(entry.actor.getSnapshot().value)
+  }
+
+  /** The persisted snapshot to store (JSON). */
+  persisted(id: string): unknown {
+    return this.bots.get(id)?.actor.getPersistedSnapshot()
+  }
+
+  ids(): IterableIterator<string> {
+    return this.bots.keys()
+  }
+
+  get size(): number {
+    return this.bots.size
+  }
+
+  /** Ids of the bots whose money or status moved since the last drain. */
+  drainDirty(): Array<string> {
+    const out = [...this.dirty]
+    this.dirty.clear()
+    return out
+  }
+
+  // ---- commands (operations) ----
+
+  sendTrader(id: string, command: TraderCommand): void {
+    const entry = this.bots.get(id)
+    if (entry?.kind !== "trader") return
+    this.counters.sends++
+    entry.actor.send(command)
+    if (command.type !== "trade.seen") this.afterSend(id)
+  }
+
+  sendSignal(id: string, command: SignalCommand): void {
+    const entry = this.bots.get(id)
+    if (entry?.kind !== "signal") return
+    this.counters.sends++
+    entry.actor.send(command)
+    if (command.type !== "trade.matched") this.afterSend(id)
+  }
+
+  sendMarket(id: string, command: MarketCommand): void {
+    const entry = this.bots.get(id)
+    if (entry?.kind === "market") this.deliver(id, () => entry.actor.send(command))
+  }
+
+  /** Kind-independent commands: pause, resume, end, alerts. */
+  sendCommon(id: string, command: { readonly type: "bot.pause" | "bot.resume" | "bot.end" } | { readonly type: "bot.alerts"; readonly alerts: boolean }): void {
+    const entry = this.bots.get(id)
+    if (entry === undefined) return
+    this.deliver(id, () => sendCommonTo(entry, command))
+  }
+
+  /** A quoter and the Yes price of a contract now (a market bot's start). */
+  quoterOf(ref: string): Quoter {
+    const info = this.markets.info(ref)
+    return info === null ? NO_QUOTES : bookQuoter(info, () => this.markets.book(ref))
+  }
+
+  private deliver(id: string, send: () => void): void {
+    this.counters.sends++
+    send()
+    this.afterSend(id)
+  }
+
+  // ---- feed ----
+
+  deliverIntel(event: IntelEvent): void {
+    if (event._tag !== "TradeRecorded") return
+    this.counters.intelEvents++
+    const t = event.trade
+    this.clock(t.time)
+    let source: SourceTrade | undefined
+    let quoter: Quoter | undefined
+    const sourceOf = (): SourceTrade => (source ??= this.sourceOf(t))
+    const quoterOf = (): Quoter => (quoter ??= this.quoterOf(t.contract))
+    if (t.trader !== null) {
+      for (const id of this.byTrader.get(t.trader) ?? []) {
+        this.sendTrader(id, { type: "trade.seen", trade: sourceOf(), quoter: quoterOf() })
+      }
+    }
+    if (t.action !== "buy") return
+    const candidates: Array<Set<string> | undefined> = []
+    if (t.trader !== null) candidates.push(this.signalsByTrader.get(t.trader))
+    if (t.whale) {
+      const byCategory = this.signalBuckets.get(t.venue)
+      if (byCategory !== undefined) {
+        if (t.category !== null) candidates.push(byCategory.get(t.category))
+        candidates.push(byCategory.get(ANY))
+      }
+    }
+    for (const set of candidates) {
+      if (set === undefined) continue
+      for (const id of set) {
+        const entry = this.bots.get(id)
+        if (entry?.kind !== "signal") continue
+        const signal = entry.actor.getSnapshot().context.settings.signal
+        this.counters.signalTests++
+        if (signal === null || !matchesSignal(signal, t)) continue
+        this.sendSignal(id, { type: "trade.matched", trade: sourceOf(), quoter: quoterOf() })
+      }
+    }
+  }
+
+  deliverMarket(event: MarketEvent): void {
+    this.counters.marketEvents++
+    this.clock(event.ts)
+    switch (event._tag) {
+      case "PriceChanged": {
+        const bots = this.marketBots.get(event.ref)
+        if (bots === undefined) return
+        const quoter = this.quoterOf(event.ref)
+        for (const id of [...bots]) this.sendMarket(id, { type: "market.price", ts: event.ts, yesPrice: event.yesPrice, quoter })
+        return
+      }
+      case "MarketSettled":
+      case "MarketVoided": {
+        const winner = event._tag === "MarketSettled" ? event.winner.name : null
+        const ids = new Set([...(this.holders.get(event.ref) ?? []), ...(this.marketBots.get(event.ref) ?? [])])
+        this.holders.delete(event.ref)
+        for (const id of ids) {
+          const entry = this.bots.get(id)
+          if (entry === undefined) continue
+          this.deliver(id, () => sendCommonTo(entry, { type: "market.settled", contract: event.ref, winner, ts: event.ts }))
+        }
+        return
+      }
+      case "MarketOpened": {
+        const series = event.market.series
+        if (series === null) return
+        for (const id of [...this.marketIds]) {
+          const entry = this.bots.get(id)
+          if (entry?.kind === "market" && this.seeking(entry.actor) && entry.actor.getSnapshot().context.settings.seriesId === series) {
+            this.offerNext(id, entry.actor)
+          }
+        }
+        return
+      }
+      default:
+        return
+    }
+  }
+
+  /** Feed time moves; once a feed minute, market bots holding past their maxHoldHours are told. */
+  private clock(ts: number): void {
+    if (!(ts > this.now)) return
+    this.now = ts
+    const minute = Math.floor(ts / 60_000)
+    if (minute === this.minute) return
+    this.minute = minute
+    for (const id of [...this.timed]) {
+      const entry = this.bots.get(id)
+      if (entry?.kind !== "market") continue
+      const snapshot = entry.actor.getSnapshot()
+      if (!snapshot.matches({ running: "holding" })) continue
+      const ctx = snapshot.context
+      const open = ctx.trades.find((t) => t.status === "open" && t.market.contract === ctx.settings.market.contract)
+      const due = open === undefined ? null : holdDeadline(ctx.settings.rule, open.openedAt)
+      if (due === null || due > ts) continue
+      const ref = ctx.settings.market.contract
+      this.sendMarket(id, { type: "clock.tick", ts, yesPrice: this.markets.yesPrice(ref), quoter: this.quoterOf(ref) })
+    }
+  }
+
+  private sourceOf(t: StoredTrade): SourceTrade {
+    const info = this.markets.info(t.contract)
+    const side: 0 | 1 = info !== null && info.sides[1].name === t.outcome ? 1 : 0
+    return {
+      market: { ref: t.market, contract: t.contract, title: t.title, venue: t.venue },
+      side, outcome: t.outcome, action: t.action, usd: t.usd, time: t.time,
+    }
+  }
+
+  // ---- emitted ----
+
+  private emitted(event: BotEmitted): void {
+    this.dirty.add(event.botId)
+    if (event.type !== "bot.traded") return
+    this.counters.fills++
+    if (event.action === "buy") addTo(this.holders, event.market.contract, event.botId)
+    if (event.kind !== "market") this.onTraded(event)
+  }
+
+  // ---- indexes ----
+
+  private seeking(actor: MarketActor): boolean {
+    return actor.getSnapshot().matches({ running: "seeking" })
+  }
+
+  /** After any command: keep indexes in step with the bot's settings and state. */
+  private afterSend(id: string): void {
+    this.unindex(id)
+    this.index(id)
+    const entry = this.bots.get(id)
+    if (entry?.kind === "market" && this.seeking(entry.actor)) this.offerNext(id, entry.actor)
+  }
+
+  /** The next open market of the series listed after the bot's current one, when there is one. */
+  private offerNext(id: string, actor: MarketActor): void {
+    const ctx = actor.getSnapshot().context
+    const series = ctx.settings.seriesId
+    if (series === null) return
+    let next: MarketInfo | null = null
+    for (const ref of this.markets.openRefs()) {
+      const info = this.markets.info(ref)
+      if (info === null || info.series !== series || info.event !== null || ref === ctx.settings.market.contract) continue
+      if (info.listedAt <= ctx.listedAt) continue
+      if (next === null || info.listedAt < next.listedAt || (info.listedAt === next.listedAt && info.ref < next.ref)) next = info
+    }
+    if (next === null) return
+    const ref = next.ref
+    this.sendMarket(id, {
+      type: "series.next", market: { ref, contract: ref, title: next.title, venue: next.venue },
+      sideName: next.sides[ctx.settings.side].name, listedAt: next.listedAt, ts: this.now,
+      yesPrice: this.markets.yesPrice(ref), quoter: this.quoterOf(ref),
+    })
+  }
+
+  private index(id: string): void {
+    const entry = this.bots.get(id)
+    if (entry === undefined) return
+    const snapshot = entry.actor.getSnapshot()
+    const ctx = snapshot.context
+    for (const t of ctx.trades) if (t.status === "open") addTo(this.holders, t.market.contract, id)
+    if (ctx.kind === "market") this.marketIds.add(id)
+    if (statusOfValue(snapshot.value) === "ended") return
+    const keys: Indexed = {}
+    this.indexed.set(id, keys)
+    switch (ctx.kind) {
+      case "trader":
+        addTo(this.byTrader, ctx.settings.trader.ref, id)
+        keys.trader = ctx.settings.trader.ref
+        return
+      case "signal": {
+        const signal = ctx.settings.signal
+        if (signal === null) return
+        if (signal.traders !== undefined) {
+          for (const trader of signal.traders) addTo(this.signalsByTrader, trader, id)
+          keys.signalTraders = [...signal.traders]
+          return
+        }
+        const venues: ReadonlyArray<Venue> = signal.venue !== undefined && signal.venue.length > 0 ? signal.venue : VENUES
+        const categories: ReadonlyArray<string> = signal.category !== undefined && signal.category.length > 0 ? signal.category : [ANY]
+        keys.buckets = []
+        for (const venue of venues) {
+          let byCategory = this.signalBuckets.get(venue)
+          if (byCategory === undefined) this.signalBuckets.set(venue, (byCategory = new Map()))
+          for (const category of categories) {
+            addTo(byCategory, category, id)
+            keys.buckets.push([venue, category])
+          }
+        }
+        return
+      }
+      case "market":
+        addTo(this.marketBots, ctx.settings.market.contract, id)
+        keys.market = ctx.settings.market.contract
+        if (ctx.settings.rule.maxHoldHours !== undefined) this.timed.add(id)
+        return
+    }
+  }
+
+  private unindex(id: string): void {
+    const keys = this.indexed.get(id)
+    if (keys === undefined) return
+    this.indexed.delete(id)
+    if (keys.trader !== undefined) removeFrom(this.byTrader, keys.trader, id)
+    for (const trader of keys.signalTraders ?? []) removeFrom(this.signalsByTrader, trader, id)
+    for (const [venue, category] of keys.buckets ?? []) {
+      const byCategory = this.signalBuckets.get(venue)
+      if (byCategory !== undefined) removeFrom(byCategory, category, id)
+    }
+    if (keys.market !== undefined) removeFrom(this.marketBots, keys.market, id)
+    this.timed.delete(id)
+  }
+}
+
+export const botStatusOf = statusOfValue

@@ -1,0 +1,63 @@
+// Which live trades a signal bot copies, what a copy stakes, and the one-line names and summaries of
+// bots. Pure; the registry uses `matchesSignal` to pick the bots an IntelBus trade goes to.
+//
+// Rules (spec: Signal object; README "Paper bots"):
+// - Buys only. Without `traders`: whale trades only. With `traders`: those traders' buys of any size.
+// - `venue`, `category` (the market's stored category; an unclassified market never matches a category
+//   filter), `minUsd`..`maxUsd`, `priceMin`..`priceMax` (price paid), every bound inclusive.
+// - `entry`: `open` = the trade's entry is `open`; `add` = it is `add`; a trade whose entry the venue does
+//   not say (null) matches only `all`.
+// - `keywords`: the market title contains any, case-insensitive.
+import type { Signal, Sizing } from "../../domain/signal.js"
+import type { StoredTrade } from "../../intel/pipeline.js"
+
+export type MatchTrade = Pick<StoredTrade, "action" | "whale" | "trader" | "venue" | "category" | "usd" | "price" | "entry" | "title">
+
+export const matchesSignal = (signal: Signal, t: MatchTrade): boolean => {
+  if (t.action !== "buy") return false
+  if (signal.traders !== undefined) {
+    if (t.trader === null || !signal.traders.includes(t.trader as never)) return false
+  } else if (!t.whale) return false
+  if (signal.venue !== undefined && signal.venue.length > 0 && !signal.venue.includes(t.venue)) return false
+  if (signal.category !== undefined && signal.category.length > 0 && (t.category === null || !signal.category.includes(t.category))) return false
+  if (signal.minUsd !== undefined && t.usd < signal.minUsd) return false
+  if (signal.maxUsd !== undefined && t.usd > signal.maxUsd) return false
+  if (signal.priceMin !== undefined && t.price < signal.priceMin) return false
+  if (signal.priceMax !== undefined && t.price > signal.priceMax) return false
+  if (signal.entry !== "all" && t.entry !== signal.entry) return false
+  if (signal.keywords !== undefined && signal.keywords.length > 0) {
+    const title = t.title.toLowerCase()
+    if (!signal.keywords.some((k) => title.includes(k.toLowerCase()))) return false
+  }
+  return true
+}
+
+/** Dollars one copy stakes: the fixed `usd`, or `percent` of the source trade capped at `maxUsd`. */
+export const stakeOf = (sizing: Sizing, sourceUsd: number): number =>
+  "usd" in sizing ? sizing.usd : Math.min((sourceUsd * sizing.percent) / 100, sizing.maxUsd)
+
+const money = (usd: number): string =>
+  usd >= 1_000_000 && usd % 100_000 === 0 ? `$${usd / 1_000_000}m`
+  : usd >= 1_000 && usd % 100 === 0 ? `$${usd / 1_000}k`
+  : `$${usd.toLocaleString("en-US")}`
+
+const clip = (text: string, max = 60): string => ([...text].length <= max ? text : `${[...text].slice(0, max - 1).join("")}…`)
+
+/** "Whale buys: crypto, ≥ $25k" — a signal in a few words, at most 60 characters. */
+export const signalName = (s: Signal): string => {
+  const parts: Array<string> = []
+  if (s.category !== undefined && s.category.length > 0) parts.push(s.category.join(", "))
+  if (s.venue !== undefined && s.venue.length > 0) parts.push(s.venue.join(", "))
+  if (s.minUsd !== undefined && s.maxUsd !== undefined) parts.push(`${money(s.minUsd)}–${money(s.maxUsd)}`)
+  else if (s.minUsd !== undefined) parts.push(`≥ ${money(s.minUsd)}`)
+  else if (s.maxUsd !== undefined) parts.push(`≤ ${money(s.maxUsd)}`)
+  if (s.priceMin !== undefined || s.priceMax !== undefined) parts.push(`price ${s.priceMin ?? 0}–${s.priceMax ?? 1}`)
+  if (s.entry === "open") parts.push("new positions")
+  if (s.entry === "add") parts.push("adds")
+  if (s.keywords !== undefined && s.keywords.length > 0) parts.push(`“${s.keywords.join("”, “")}”`)
+  const head = s.traders === undefined ? "Whale buys" : s.traders.length === 1 ? `Buys by ${s.traders[0]}` : `Buys by ${s.traders.length} traders`
+  return clip(parts.length === 0 ? `${head}: all` : `${head}: ${parts.join(", ")}`)
+}
+
+export const sizingText = (sizing: Sizing): string =>
+  "usd" in sizing ? `${money(sizing.usd)} a trade` : `${sizing.percent}% of each trade, at most ${money(sizing.maxUsd)}`

@@ -1,0 +1,222 @@
+// POST/GET/PATCH/DELETE /v2/bots end to end through the HTTP door: every VALIDATION / NOT_FOUND /
+// SCOPE_REQUIRED case of the per-operation tables, limits at their edges, includes charged, paging.
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { aListing } from "../actors/market-builders.js"
+import { aBookedMarket, T0 } from "./builders.js"
+import { startBotsServer, type BotsServer } from "./server.js"
+
+let s: BotsServer
+
+beforeAll(async () => {
+  s = await startBotsServer()
+  await s.known("venue_a:alice", "Alice")
+  await s.known("venue_b:0xbob", null)
+  s.feed(...aBookedMarket("C1", T0))
+  s.feed(...aBookedMarket("C2", T0, { series: "btc-hourly" }))
+  s.feed({ ...aListing({ contract: "E1a", event: "E1", t: T0 }) }, { ...aListing({ contract: "E1b", event: "E1", t: T0 }) })
+  await new Promise((r) => setTimeout(r, 100))
+})
+afterAll(() => s.close())
+
+const post = (body: unknown, token: "write" | "read" | "other" | "fresh" = "write") => s.as(token, "/v2/bots", { method: "POST", body })
+const expectCode = (answer: { status: number; body: any }, status: number, code: string) => {
+  expect(answer.status, JSON.stringify(answer.body)).toBe(status)
+  expect(answer.body).toMatchObject({ success: false, code })
+}
+const path = (id: string) => `/v2/bots/${encodeURIComponent(id)}`
+
+describe("POST /v2/bots", () => {
+  it("creates a trader bot named after its trader: 201 with the full bot", async () => {
+    const r = await post({ trigger: { trader: "venue_a:alice" }, mirrorExits: true })
+    expect(r.status).toBe(201)
+    expect(r.body.data).toMatchObject({
+      name: "Alice", kind: "trader", mode: "paper", status: "running", venues: ["venue_a"], profit: 0, winRate: null, lastTradeAt: null,
+      settings: { trader: { ref: "venue_a:alice", name: "Alice" }, sizing: { usd: 100 }, mirrorExits: true, alerts: true },
+      record: { trades: 0, settled: 0, wins: 0, losses: 0, open: 0, winRate: null, realized: 0, unrealized: 0, profit: 0, staked: 0, return: null },
+      curve: [],
+    })
+    expect(r.body.data.id).toMatch(/^trader:/)
+    expect(r.body.data.trades).toBeUndefined()
+    expect(typeof r.body.data.summary).toBe("string")
+    // A trader without a public name takes the handle.
+    const b = await post({ trigger: { trader: "venue_b:0xbob" } })
+    expect(b.body.data).toMatchObject({ name: "0xbob", settings: { trader: { name: null } } })
+  })
+
+  it("refuses a second bot on the same trader, an unknown trader, a venue that names no traders", async () => {
+    expectCode(await post({ trigger: { trader: "venue_a:alice" } }), 400, "VALIDATION")
+    expectCode(await post({ trigger: { trader: "venue_a:nobody" } }), 404, "NOT_FOUND")
+    expectCode(await post({ trigger: { trader: "venue_d:someone" } }), 400, "VALIDATION")
+    // Per account: another account may copy the same trader.
+    expect((await post({ trigger: { trader: "venue_a:alice" } }, "other")).status).toBe(201)
+  })
+
+  it("refuses fields of the wrong kind, unknown fields, bad sizing and triggers", async () => {
+    expectCode(await post({ trigger: { trader: "venue_a:alice" }, name: "x" }), 400, "VALIDATION")
+    expectCode(await post({ trigger: { market: "venue_a:C1", outcome: "yes", rule: {} }, name: "x" }), 400, "VALIDATION")
+    expectCode(await post({ trigger: { signal: {} }, mirrorExits: true }), 400, "VALIDATION")
+    expectCode(await post({ trigger: { market: "venue_a:C1", outcome: "yes", rule: {} }, mirrorExits: true }), 400, "VALIDATION")
+    expectCode(await post({ trigger: { trader: "venue_a:alice" }, series: true }), 400, "VALIDATION")
+    expectCode(await post({ trigger: { signal: {} }, series: true }), 400, "VALIDATION")
+    expectCode(await post({ trigger: { signal: {} }, colour: "red" }), 400, "VALIDATION")
+    expectCode(await post({ trigger: { signal: { colour: 1 } } }), 400, "VALIDATION")
+    expectCode(await post({ trigger: { signal: {}, trader: "venue_a:alice" } }), 400, "VALIDATION")
+    expectCode(await post({ trigger: { signal: {} }, sizing: { usd: 0 } }), 400, "VALIDATION")
+    expectCode(await post({ trigger: { signal: {} }, sizing: { percent: 5 } }), 400, "VALIDATION")
+    expectCode(await post({ trigger: { signal: {} }, name: "" }), 400, "VALIDATION")
+    expectCode(await post({ trigger: { signal: {} }, name: "x".repeat(61) }), 400, "VALIDATION")
+  })
+
+  it("market bots: one contract, a side of it, { usd } sizing, a known market", async () => {
+    expectCode(await post({ trigger: { market: "venue_a:C1", outcome: "yes", rule: {} }, sizing: { percent: 5, maxUsd: 10 } }), 400, "VALIDATION")
+    expectCode(await post({ trigger: { market: "venue_a:event:E1", outcome: "yes", rule: {} } }), 400, "VALIDATION")
+    expectCode(await post({ trigger: { market: "venue_a:C1", outcome: "maybe", rule: {} } }), 400, "VALIDATION")
+    expectCode(await post({ trigger: { market: "venue_a:NOPE", outcome: "yes", rule: {} } }), 404, "NOT_FOUND")
+    expectCode(await post({ trigger: { market: "venue_a:C1", outcome: "yes", rule: { buyBelow: 0.3, buyAbove: 0.6 } } }), 400, "VALIDATION")
+    expectCode(await post({ trigger: { market: "venue_a:C1", outcome: "yes", rule: { maxHoldHours: 721 } } }), 400, "VALIDATION")
+    expectCode(await post({ trigger: { market: "venue_a:C1", outcome: "yes", rule: {} }, series: true }), 400, "VALIDATION")
+  })
+
+  it("a market bot with no buy trigger buys at once; its trade shows with include=trades", async () => {
+    const r = await post({ trigger: { market: "venue_a:C1", outcome: "No", rule: { takeProfit: 0.9 } }, sizing: { usd: 50 } }, "fresh")
+    expect(r.status).toBe(201)
+    expect(r.body.data).toMatchObject({ kind: "market", name: "Will C1 happen?", record: { trades: 1, open: 1 }, settings: {
+      market: { ref: "venue_a:C1", contract: "venue_a:C1", outcome: "No", series: false }, rule: { takeProfit: 0.9, repeat: false }, sizing: { usd: 50 },
+    } })
+    expect(r.body.data.record.staked).toBeGreaterThan(49)
+    const got = await s.as("fresh", `${path(r.body.data.id)}?include=trades,activity`)
+    expect(got.body.data.activity).toBeNull()
+    expect(got.body.data.trades.data).toHaveLength(1)
+    expect(got.body.data.trades.data[0]).toMatchObject({
+      market: { ref: "venue_a:C1", contract: "venue_a:C1", category: null, kind: null }, outcome: "No", status: "open", result: null, closedAt: null,
+    })
+    const series = await post({ trigger: { market: "venue_a:C2", outcome: "yes", rule: { buyBelow: 0.1 } }, series: true }, "fresh")
+    expect(series.body.data).toMatchObject({ name: "btc-hourly", settings: { market: { series: true } }, record: { trades: 0 } })
+  })
+
+  it("allows 20 signal bots per account and refuses the 21st; an ended one frees its place", async () => {
+    const made: Array<string> = []
+    for (let i = 0; i < 20; i++) {
+      const r = await post({ trigger: { signal: { category: ["crypto"], minUsd: 25_000 } } }, "other")
+      expect(r.status, JSON.stringify(r.body)).toBe(201)
+      made.push(r.body.data.id)
+    }
+    expectCode(await post({ trigger: { signal: {} } }, "other"), 400, "VALIDATION")
+    const ended = await s.as("other", path(made[0]!), { method: "DELETE" })
+    expect(ended.body.data.status).toBe("ended")
+    expect((await post({ trigger: { signal: {} } }, "other")).status).toBe(201)
+  })
+
+  it("derives a signal bot's name from its signal unless one is given", async () => {
+    const r = await post({ trigger: { signal: { category: ["crypto"], minUsd: 25_000 } } })
+    expect(r.body.data).toMatchObject({ name: "Whale buys: crypto, ≥ $25k", kind: "signal", venues: ["venue_a", "venue_b", "venue_b_us", "venue_d"] })
+    expect(r.body.data.settings).toEqual({ signal: { category: ["crypto"], minUsd: 25_000, entry: "all" }, sizing: { usd: 100 }, alerts: true })
+    const named = await post({ trigger: { signal: { venue: ["venue_b"] } }, name: "My bot", alerts: false })
+    expect(named.body.data).toMatchObject({ name: "My bot", venues: ["venue_b"], settings: { alerts: false } })
+  })
+
+  it("needs write scope", async () => {
+    expectCode(await post({ trigger: { signal: {} } }, "read"), 403, "SCOPE_REQUIRED")
+  })
+})
+
+describe("GET /v2/bots and /v2/bots/{id}", () => {
+  it("lists the account's bots newest first, filtered by kind, status and venue, paged with cursors", async () => {
+    const all = await s.as("write", "/v2/bots")
+    expect(all.status).toBe(200)
+    const kinds = all.body.data.map((b: any) => b.kind)
+    expect(kinds).toContain("trader")
+    expect(all.body.data[0]).toHaveProperty("trades")
+    expect(all.body.nextCursor).toBeNull()
+    const traders = await s.as("write", "/v2/bots?kind=trader")
+    expect(traders.body.data.every((b: any) => b.kind === "trader")).toBe(true)
+    const venueB = await s.as("write", "/v2/bots?venue=venue_b&kind=trader&kind=market")
+    expect(venueB.body.data.map((b: any) => b.name)).toEqual(["0xbob"])
+    const ended = await s.as("other", "/v2/bots?status=ended")
+    expect(ended.body.data).toHaveLength(1)
+    const page1 = await s.as("other", "/v2/bots?limit=5&kind=signal")
+    expect(page1.body.data).toHaveLength(5)
+    const page2 = await s.as("other", `/v2/bots?limit=5&kind=signal&cursor=${page1.body.nextCursor}`)
+    expect(page2.body.data).toHaveLength(5)
+    expect(page2.body.data[0].id).not.toBe(page1.body.data[0].id)
+    expectCode(await s.as("other", `/v2/bots?limit=5&kind=trader&cursor=${page1.body.nextCursor}`), 400, "VALIDATION")
+    expectCode(await s.as("write", "/v2/bots?kind=robot"), 400, "VALIDATION")
+    expectCode(await s.as("write", "/v2/bots?limit=201"), 400, "VALIDATION")
+    expectCode(await s.as("write", "/v2/bots?colour=red"), 400, "VALIDATION")
+  })
+
+  it("reads one bot by its percent-encoded id; includes cost one request each", async () => {
+    const list = await s.as("write", "/v2/bots?kind=trader")
+    const id = list.body.data[0].id as string
+    const plain = await s.as("write", path(id))
+    expect(plain.status).toBe(200)
+    expect(plain.body.data.id).toBe(id)
+    const before = Number(plain.headers.get("x-ratelimit-remaining"))
+    const both = await s.as("write", `${path(id)}?include=trades&include=activity`)
+    expect(both.body.data.trades).toEqual({ data: [], nextCursor: null })
+    expect(both.body.data.activity).toEqual({ trades: 0, windowDays: 30, medianTradeUsd: null, lastTradeAt: null })
+    expect(Number(both.headers.get("x-ratelimit-remaining"))).toBe(before - 3)
+    expectCode(await s.as("write", `${path(id)}?include=book`), 400, "VALIDATION")
+    expectCode(await s.as("write", `${path(id)}?include=trades&result=void`), 400, "VALIDATION")
+    expectCode(await s.as("write", `${path(id)}?include=trades&since=2026-01-01T00:00:00`), 400, "VALIDATION")
+    expectCode(await s.as("write", `${path(id)}?include=trades&limit=0`), 400, "VALIDATION")
+    expectCode(await s.as("write", `${path(id)}?include=trades&cursor=abc`), 400, "VALIDATION")
+  })
+
+  it("another account's bot, a missing one and a malformed id are the same NOT_FOUND", async () => {
+    const list = await s.as("write", "/v2/bots?kind=trader")
+    const id = list.body.data[0].id as string
+    const foreign = await s.as("other", path(id))
+    const missing = await s.as("other", path("trader:doesnotexist"))
+    expectCode(foreign, 404, "NOT_FOUND")
+    expectCode(missing, 404, "NOT_FOUND")
+    expectCode(await s.as("other", path("nonsense")), 404, "NOT_FOUND")
+    expectCode(await s.as("other", path(id), { method: "PATCH", body: { alerts: false } }), 404, "NOT_FOUND")
+    expectCode(await s.as("other", path(id), { method: "DELETE" }), 404, "NOT_FOUND")
+  })
+})
+
+describe("PATCH /v2/bots/{id}", () => {
+  const idOf = async (kind: string, token: "write" | "fresh" = "write") =>
+    ((await s.as(token, `/v2/bots?kind=${kind}`)).body.data[0].id) as string
+
+  it("pauses and resumes a trader bot and changes its fields", async () => {
+    const id = await idOf("trader")
+    const paused = await s.as("write", path(id), { method: "PATCH", body: { status: "paused", sizing: { percent: 10, maxUsd: 500 } } })
+    expect(paused.status).toBe(200)
+    expect(paused.body.data).toMatchObject({ status: "paused", settings: { sizing: { percent: 10, maxUsd: 500 } } })
+    const running = await s.as("write", path(id), { method: "PATCH", body: { status: "running", mirrorExits: false, alerts: false } })
+    expect(running.body.data).toMatchObject({ status: "running", settings: { mirrorExits: false, alerts: false } })
+  })
+
+  it("refuses an empty body, fields of another kind, status on a signal bot, market percent sizing", async () => {
+    const trader = await idOf("trader")
+    const signal = await idOf("signal")
+    const market = await idOf("market", "fresh")
+    expectCode(await s.as("write", path(trader), { method: "PATCH", body: {} }), 400, "VALIDATION")
+    expectCode(await s.as("write", path(trader), { method: "PATCH", body: { name: "x" } }), 400, "VALIDATION")
+    expectCode(await s.as("write", path(trader), { method: "PATCH", body: { rule: {} } }), 400, "VALIDATION")
+    expectCode(await s.as("write", path(signal), { method: "PATCH", body: { status: "paused" } }), 400, "VALIDATION")
+    expectCode(await s.as("write", path(signal), { method: "PATCH", body: { mirrorExits: true } }), 400, "VALIDATION")
+    expectCode(await s.as("fresh", path(market), { method: "PATCH", body: { sizing: { percent: 1, maxUsd: 5 } } }), 400, "VALIDATION")
+    expectCode(await s.as("fresh", path(market), { method: "PATCH", body: { signal: {} } }), 400, "VALIDATION")
+    expectCode(await s.as("write", path(trader), { method: "PATCH", body: { status: "ended" } }), 400, "VALIDATION")
+    expectCode(await s.as("write", path(trader), { method: "PATCH", body: { colour: 1 } }), 400, "VALIDATION")
+    expectCode(await s.as("read", path(trader), { method: "PATCH", body: { alerts: true } }), 403, "SCOPE_REQUIRED")
+    expectCode(await s.as("read", path(trader), { method: "DELETE" }), 403, "SCOPE_REQUIRED")
+  })
+
+  it("replaces a signal (the derived name follows) and a market rule", async () => {
+    const created = await post({ trigger: { signal: { category: ["politics"] } } })
+    const id = created.body.data.id as string
+    const r = await s.as("write", path(id), { method: "PATCH", body: { signal: { category: ["crypto"], minUsd: 50_000 } } })
+    expect(r.body.data).toMatchObject({ name: "Whale buys: crypto, ≥ $50k", settings: { signal: { category: ["crypto"], minUsd: 50_000 } } })
+    const renamed = await s.as("write", path(id), { method: "PATCH", body: { name: "Mine" } })
+    expect(renamed.body.data.name).toBe("Mine")
+    const market = await idOf("market", "fresh")
+    const m = await s.as("fresh", path(market), { method: "PATCH", body: { rule: { buyBelow: 0.2, repeat: true }, sizing: { usd: 20 } } })
+    expect(m.body.data.settings).toMatchObject({ rule: { buyBelow: 0.2, repeat: true }, sizing: { usd: 20 } })
+    const ended = await s.as("write", path(id), { method: "DELETE" })
+    expect(ended.body.data.status).toBe("ended")
+  })
+})
