@@ -60,6 +60,16 @@ interface SimContract {
   readonly event: unknown
 }
 
+/** Deep Yes asks at 0.50, so an injected buy fills in full whatever the simulator's book held. */
+const deepen = async (market: string) => {
+  const response = await fetch(`${sim}/control/markets/${encodeURIComponent(market)}/book`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ outcome: "yes", bids: [{ price: 0.49, size: 1_000_000 }], asks: [{ price: 0.5, size: 1_000_000 }] }),
+  })
+  expect(response.status, await response.clone().text()).toBe(200)
+}
+
 const inject = async (market: string, usd: number, trader: string) => {
   const response = await fetch(`${sim}/control/trades`, {
     method: "POST",
@@ -79,6 +89,8 @@ describe("the stream of the running service", () => {
     clients.push(client)
     expect(client.status).toBe(200)
     await client.waitFor((f) => f.comment === "connected")
+    await deepen(other.ref)
+    await deepen(target.ref)
     await inject(other.ref, 60_000, "e2e_other")
     await inject(target.ref, 60_000, "e2e_whale")
     const frame = await client.waitFor((f) => f.event === "trade" && JSON.parse(f.data ?? "").trader?.ref === "venue_a:e2e_whale", 30_000)
