@@ -5,7 +5,7 @@
 // Then, per round, a fresh BotRegistry with 5,000 running bots (2,000 trader bots, 2,000 signal bots
 // with mixed filters, 1,000 market bots with mixed rules) is spawned and the recording is delivered to
 // it; the time covers routing, signal matching, book walks with fees, and every bot transition.
-// Run: node --expose-gc --import tsx bench/bots.ts [whaleTrades] [bots]
+// Run: node --expose-gc --import tsx bench/bots.ts [whaleTrades] [bots] [typical|dense] [static|churn]
 import { BotRegistry } from "../src/actors/bots/registry.js"
 import type { AnyBotContext } from "../src/actors/bots/bot-types.js"
 import { CATEGORIES, VENUES, type Category, type Venue } from "../src/domain/enums.js"
@@ -16,6 +16,9 @@ import { aWorld } from "../test/bots/world.js"
 
 const TRADES = Number(process.argv[2] ?? 200_000)
 const BOTS = Number(process.argv[3] ?? 5_000)
+const MIX = process.argv[4] === "dense" ? "dense" : "typical"
+/** churn: every whale trade changes its market's book (a cached walk never applies across trades). */
+const CHURN = process.argv[5] === "churn"
 const ROUNDS = 3
 const MARKETS = 800
 const TRADERS = 2_000
@@ -47,8 +50,8 @@ const listing = (m: Mkt, i: number): MarketListed => ({
 })
 
 const r2 = (x: number): number => Math.round(x * 100) / 100
-const books = (m: Mkt, t: number): Array<FeedEvent> => {
-  const levels = (best: number, dir: 1 | -1) => Array.from({ length: 5 }, (_, k) => [r2(best + dir * k * 0.01), 20_000] as const)
+const books = (m: Mkt, t: number, size = 20_000): Array<FeedEvent> => {
+  const levels = (best: number, dir: 1 | -1) => Array.from({ length: 5 }, (_, k) => [r2(best + dir * k * 0.01), size] as const)
     .filter(([p]) => p > 0 && p < 1)
   return [
     aSnapshot({ venue: m.venue, contract: m.contract, t, outcome: "yes", bids: levels(r2(m.mid - 0.01), -1), asks: levels(r2(m.mid + 0.01), 1) }),
@@ -71,6 +74,7 @@ const recordFeed = () => {
     const price = outcome === "yes" ? r2(m.mid + 0.01) : r2(1 - m.mid + 0.01)
     const usd = 10_000 + Math.floor(rnd() * 90_000)
     w.feed(aPrint({ venue: m.venue, contract: m.contract, t, outcome, price, contracts: usd / price, trader, action: rnd() < 0.85 ? "buy" : "sell", tradeId: `b${n}` }))
+    if (CHURN) w.feed(...books(m, t, 20_000 - (n % 1_000)))
     // Now and then a market settles and a new one takes its place (settlement routing, new books).
     if (n % 5_000 === 4_999) w.feed(aSettlement({ venue: m.venue, contract: m.contract, t, winner: "yes" }))
   }
@@ -86,12 +90,15 @@ const botsFor = (count: number): Array<AnyBotContext> => {
     out.push(aTraderBot({ id: `trader:t${i}`, accountId: `a${i % 500}`, trader: `${venue}:w${i % TRADERS}`, sizing: rnd() < 0.5 ? { usd: 100 } : { percent: 1, maxUsd: 500 }, mirrorExits: rnd() < 0.5 }))
   }
   for (let i = 0; i < signals; i++) {
+    // typical: each signal names a venue, a category, a size floor and a keyword (a whale trade is
+    // copied by a few bots); dense: broad signals (a whale trade is copied by dozens).
+    const dense = MIX === "dense"
     const signal = {
-      ...(rnd() < 0.7 ? { venue: [pick(VENUES)] } : {}),
-      ...(rnd() < 0.8 ? { category: [pick(CATEGORIES)] } : {}),
-      ...(rnd() < 0.6 ? { minUsd: 20_000 + Math.floor(rnd() * 60_000) } : {}),
-      ...(rnd() < 0.3 ? { priceMax: 0.5 } : {}),
-      ...(rnd() < 0.3 ? { keywords: [pick(WORDS)] } : {}),
+      ...(!dense || rnd() < 0.8 ? { venue: [pick(VENUES)] } : {}),
+      ...(!dense || rnd() < 0.9 ? { category: [pick(CATEGORIES)] } : {}),
+      ...(!dense || rnd() < 0.8 ? { minUsd: 25_000 + Math.floor(rnd() * 8) * 10_000 } : {}),
+      ...(dense && rnd() < 0.3 ? { priceMax: 0.5 } : {}),
+      ...(!dense || rnd() < 0.4 ? { keywords: [pick(WORDS)] } : {}),
       entry: "all" as const,
     }
     out.push(aSignalBot(signal, { id: `signal:s${i}`, accountId: `a${i % 500}`, sizing: { usd: 50 + Math.floor(rnd() * 4) * 50 } }))
@@ -127,7 +134,7 @@ for (let round = 1; round <= ROUNDS; round++) {
   for (const id of bots.ids()) trades += bots.context(id)?.trades.length ?? 0
   const c = bots.counters
   console.log(
-    `round ${round}: ${fmt(BOTS)} bots spawned in ${fmt(spawnMs)} ms; ${fmt(whale)} whale trades + ${fmt(events.length - whale)} market events in ${fmt(ms)} ms` +
+    `${MIX}${CHURN ? "+churn" : ""} round ${round}: ${fmt(BOTS)} bots spawned in ${fmt(spawnMs)} ms; ${fmt(whale)} whale trades + ${fmt(events.length - whale)} market events in ${fmt(ms)} ms` +
     ` = ${fmt(whale / (ms / 1000))} whale trades/s; ${fmt(c.sends)} bot commands, ${fmt(c.signalTests)} signal tests, ${fmt(c.fills)} fills, ${fmt(trades)} bot trades`,
   )
   bots.stop()

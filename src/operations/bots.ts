@@ -171,7 +171,8 @@ export const createBot = operation({
     if (outcome === "limit") {
       return yield* new Validation({ error: `the account is at its limit of ${limit} ${request.kind} bots` })
     }
-    bots.registry.restore([{ id: context.id, kind: context.kind, snapshot }])
+    // A copy: the stored JSON, not the preview actor's objects.
+    bots.registry.restore([{ id: context.id, kind: context.kind, snapshot: JSON.parse(JSON.stringify(snapshot)) as unknown }])
     yield* bots.persist(context.id)
     const now = bots.registry.context(context.id) ?? persisted.context
     return botOf(now, bots.registry.status(context.id) ?? "running", prices(bots))

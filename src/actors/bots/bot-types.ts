@@ -17,8 +17,8 @@ export interface BotCore {
   readonly alerts: boolean
   /** Wall time of creation (epoch ms), from the operation's Clock; orders listings. */
   readonly createdAt: number
-  /** Every trade, oldest first. */
-  readonly trades: ReadonlyArray<BotTrade>
+  /** Every trade, oldest first; append-only, changed in place (ledger.ts); `seq` n at index n − 1. */
+  readonly trades: Array<BotTrade>
   readonly nextSeq: number
 }
 
@@ -56,13 +56,13 @@ export interface MarketSettings {
 export interface TraderBotContext extends BotCore {
   readonly kind: "trader"
   readonly settings: TraderSettings
-  readonly matched: ReadonlyArray<Matched>
+  readonly matched: Array<Matched>
 }
 
 export interface SignalBotContext extends BotCore {
   readonly kind: "signal"
   readonly settings: SignalSettings
-  readonly matched: ReadonlyArray<Matched>
+  readonly matched: Array<Matched>
 }
 
 export interface MarketBotContext extends BotCore {

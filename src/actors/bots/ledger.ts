@@ -1,6 +1,10 @@
 // A bot's trades as its actors keep them, and the arithmetic over them: opening a trade from a fill,
 // closing trades by a sale or a settlement, and the figures clients read (record, curve, activity).
-// Pure and JSON-shaped (a bot's persisted snapshot holds these values as they are); no clock, no I/O.
+// JSON-shaped (a bot's persisted snapshot holds these values as they are); no clock, no I/O.
+//
+// A bot's trade list is append-only and changed in place (like a market actor's MarketLive): a copy
+// per trade would make a busy signal bot quadratic. Trade `seq` n sits at index n − 1, so closing a
+// trade replaces one element; the trade objects themselves are never mutated.
 //
 // Rules (README "Paper bots"):
 // - A trade's `cost` is what the fill cost with the venue's taker fee; `entryPrice` = cost / contracts.
@@ -89,27 +93,31 @@ export const settleTrade = (trade: BotTrade, winner: string | null, at: number):
   }
 }
 
-/** Settles every open trade on `contract`; the same array when none was open there. */
-export const settleOn = (trades: ReadonlyArray<BotTrade>, contract: string, winner: string | null, at: number): ReadonlyArray<BotTrade> =>
-  trades.some((t) => t.status === "open" && t.market.contract === contract)
-    ? trades.map((t) => (t.status === "open" && t.market.contract === contract ? settleTrade(t, winner, at) : t))
-    : trades
+/** Settles every open trade on `contract`, in place; true when one was open there. */
+export const settleOn = (trades: Array<BotTrade>, contract: string, winner: string | null, at: number): boolean => {
+  let changed = false
+  for (let i = 0; i < trades.length; i++) {
+    const t = trades[i]
+    if (t !== undefined && t.status === "open" && t.market.contract === contract) {
+      trades[i] = settleTrade(t, winner, at)
+      changed = true
+    }
+  }
+  return changed
+}
 
 /** Open trades on one side of one contract. */
 export const openOn = (trades: ReadonlyArray<BotTrade>, contract: string, side: 0 | 1): ReadonlyArray<BotTrade> =>
   trades.filter((t) => t.status === "open" && t.market.contract === contract && t.side === side)
 
 /**
- * Closes `held` (open trades of one side) by one sale of all their contracts: proceeds are shared by
- * contracts. Returns the new trade list.
+ * Closes `held` (open trades of one side) by one sale of all their contracts, in place: proceeds are
+ * shared by contracts.
  */
-export const sellHeld = (
-  trades: ReadonlyArray<BotTrade>, held: ReadonlyArray<BotTrade>, sale: Filled, at: number,
-): ReadonlyArray<BotTrade> => {
+export const sellHeld = (trades: Array<BotTrade>, held: ReadonlyArray<BotTrade>, sale: Filled, at: number): void => {
   const total = held.reduce((s, t) => s + t.contracts, 0)
-  if (!(total > 0)) return trades
-  const ids = new Set(held.map((t) => t.id))
-  return trades.map((t) => (ids.has(t.id) ? sellTrade(t, sale.cost * (t.contracts / total), at) : t))
+  if (!(total > 0)) return
+  for (const t of held) trades[t.seq - 1] = sellTrade(t, sale.cost * (t.contracts / total), at)
 }
 
 /** The side's price from the Yes price (null stays null). */
@@ -183,11 +191,16 @@ export type Matched = readonly [time: number, usd: number]
 
 export const ACTIVITY_WINDOW_MS = 30 * 86_400_000
 
-/** Appends a match and drops those older than the window (relative to the newest). */
-export const addMatched = (matched: ReadonlyArray<Matched>, time: number, usd: number): ReadonlyArray<Matched> => {
-  const from = time - ACTIVITY_WINDOW_MS
-  const kept = matched.length > 0 && (matched[0]?.[0] ?? time) < from ? matched.filter(([t]) => t >= from) : matched
-  return [...kept, [time, usd]]
+/** Appends a match in place and drops those older than the window (relative to the newest) now and then. */
+export const addMatched = (matched: Array<Matched>, time: number, usd: number): void => {
+  matched.push([time, usd])
+  const head = matched[0]
+  // Pruned once a day's worth has aged out, so the list stays short without a shift per match.
+  if (head !== undefined && head[0] < time - ACTIVITY_WINDOW_MS - 86_400_000) {
+    const from = time - ACTIVITY_WINDOW_MS
+    const keep = matched.findIndex(([t]) => t >= from)
+    matched.splice(0, keep < 0 ? matched.length : keep)
+  }
 }
 
 export const activityOf = (matched: ReadonlyArray<Matched>, now: number) => {

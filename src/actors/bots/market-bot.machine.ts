@@ -5,10 +5,16 @@
 // the next market of the series whenever the bot is `seeking`. Outputs leave only by `emit`.
 import { and, enqueueActions, setup, type SnapshotFrom } from "xstate"
 import type { BotEmitted, MarketBotContext, MarketCommand } from "./bot-types.js"
-import { openOn, openTrade, sellHeld, settleOn, sidePrice } from "./ledger.js"
+import { type BotTrade, openTrade, sellHeld, settleOn, sidePrice } from "./ledger.js"
 import { buyTriggered, exitDue } from "./market-rule.js"
 
-const held = (context: MarketBotContext) => openOn(context.trades, context.settings.market.contract, context.settings.side)
+/** The open trade on the current market: a market bot holds at most one, its latest. */
+const held = (context: MarketBotContext): ReadonlyArray<BotTrade> => {
+  const last = context.trades[context.trades.length - 1]
+  return last !== undefined && last.status === "open" && last.market.contract === context.settings.market.contract && last.side === context.settings.side
+    ? [last]
+    : []
+}
 
 export const marketBotMachine = setup({
   types: {
@@ -31,7 +37,8 @@ export const marketBotMachine = setup({
         botId: context.id, seq: context.nextSeq, market: settings.market, side: settings.side, outcome: settings.sideName,
         fill, at: event.ts, sourceUsd: null,
       })
-      enqueue.assign({ trades: [...context.trades, trade], nextSeq: context.nextSeq + 1, boughtHere: true })
+      context.trades.push(trade)
+      enqueue.assign({ nextSeq: context.nextSeq + 1, boughtHere: true })
       enqueue.emit({
         type: "bot.traded", botId: context.id, accountId: context.accountId, kind: "market", action: "buy",
         market: settings.market, side: settings.side, outcome: settings.sideName, fill, at: event.ts,
@@ -46,7 +53,7 @@ export const marketBotMachine = setup({
       if (exitDue(settings.rule, first, sidePrice(event.yesPrice, settings.side), event.ts) === null) return
       const sale = event.quoter.sell(settings.side, holding.reduce((s, t) => s + t.contracts, 0))
       if (sale === null) return
-      enqueue.assign({ trades: sellHeld(context.trades, holding, sale, event.ts) })
+      sellHeld(context.trades, holding, sale, event.ts)
       enqueue.emit({
         type: "bot.traded", botId: context.id, accountId: context.accountId, kind: "market", action: "sell",
         market: settings.market, side: settings.side, outcome: settings.sideName, fill: sale, at: event.ts,
@@ -54,10 +61,10 @@ export const marketBotMachine = setup({
     }),
     settle: enqueueActions(({ context, event, enqueue }) => {
       if (event.type !== "market.settled") return
-      const trades = settleOn(context.trades, event.contract, event.winner, event.ts)
+      const changed = settleOn(context.trades, event.contract, event.winner, event.ts)
       const over = event.contract === context.settings.market.contract
-      if (trades === context.trades && !over) return
-      enqueue.assign({ trades, marketOver: context.marketOver || over })
+      if (!changed && !over) return
+      if (over) enqueue.assign({ marketOver: true })
       enqueue.emit({ type: "bot.settled", botId: context.id, contract: event.contract })
     }),
     switchMarket: enqueueActions(({ context, event, enqueue }) => {

@@ -20,7 +20,7 @@ import type {
 } from "./bot-types.js"
 import { holdDeadline } from "./market-rule.js"
 import { marketBotMachine } from "./market-bot.machine.js"
-import { bookQuoter, NO_QUOTES, type Quoter } from "./quote.js"
+import { bookQuoter, NO_QUOTES, QuoteCache, type Quoter } from "./quote.js"
 import { signalBotMachine } from "./signal-bot.machine.js"
 import { matchesSignal } from "./signal-match.js"
 import { traderBotMachine } from "./trader-bot.machine.js"
@@ -111,6 +111,8 @@ export class BotRegistry {
   private readonly holders = new Map<string, Set<string>>()
   private readonly timed = new Set<string>()
   readonly dirty = new Set<string>()
+  /** Buy walks kept across events while a side's asks stay the same (quote.ts). */
+  private readonly quotes = new QuoteCache()
   private now = Number.NEGATIVE_INFINITY
   private minute = Number.NEGATIVE_INFINITY
   readonly counters: BotRegistryCounters = { intelEvents: 0, marketEvents: 0, sends: 0, signalTests: 0, fills: 0 }
@@ -176,6 +178,7 @@ export class BotRegistry {
     entry.actor.start()
     this.bots.set(context.id, entry)
     addTo(this.byAccount, context.accountId, context.id)
+    for (const t of entry.actor.getSnapshot().context.trades) if (t.status === "open") addTo(this.holders, t.market.contract, context.id)
     this.index(context.id)
     return entry
   }
@@ -265,7 +268,7 @@ export class BotRegistry {
   /** A quoter and the Yes price of a contract now (a market bot's start). */
   quoterOf(ref: string): Quoter {
     const info = this.markets.info(ref)
-    return info === null ? NO_QUOTES : bookQuoter(info, () => this.markets.book(ref))
+    return info === null ? NO_QUOTES : bookQuoter(info, () => this.markets.book(ref), this.quotes)
   }
 
   private deliver(id: string, send: () => void): void {
@@ -329,6 +332,7 @@ export class BotRegistry {
         const winner = event._tag === "MarketSettled" ? event.winner.name : null
         const ids = new Set([...(this.holders.get(event.ref) ?? []), ...(this.marketBots.get(event.ref) ?? [])])
         this.holders.delete(event.ref)
+        this.quotes.forget(event.ref)
         for (const id of ids) {
           const entry = this.bots.get(id)
           if (entry === undefined) continue
@@ -432,7 +436,6 @@ export class BotRegistry {
     if (entry === undefined) return
     const snapshot = entry.actor.getSnapshot()
     const ctx = snapshot.context
-    for (const t of ctx.trades) if (t.status === "open") addTo(this.holders, t.market.contract, id)
     if (ctx.kind === "market") this.marketIds.add(id)
     if (statusOfValue(snapshot.value) === "ended") return
     const keys: Indexed = {}

@@ -17,16 +17,14 @@ export const signalBotMachine = setup({
     copy: enqueueActions(({ context, event, enqueue }) => {
       if (event.type !== "trade.matched") return
       const t = event.trade
-      const matched = addMatched(context.matched, t.time, t.usd)
+      addMatched(context.matched, t.time, t.usd)
       const fill = event.quoter.buy(t.side, stakeOf(context.settings.sizing, t.usd))
-      if (fill === null) {
-        enqueue.assign({ matched })
-        return
-      }
+      if (fill === null) return
       const trade = openTrade({
         botId: context.id, seq: context.nextSeq, market: t.market, side: t.side, outcome: t.outcome, fill, at: t.time, sourceUsd: t.usd,
       })
-      enqueue.assign({ matched, trades: [...context.trades, trade], nextSeq: context.nextSeq + 1 })
+      context.trades.push(trade)
+        enqueue.assign({ nextSeq: context.nextSeq + 1 })
       enqueue.emit({
         type: "bot.traded", botId: context.id, accountId: context.accountId, kind: "signal", action: "buy",
         market: t.market, side: t.side, outcome: t.outcome, fill, at: t.time,
@@ -34,9 +32,7 @@ export const signalBotMachine = setup({
     }),
     settle: enqueueActions(({ context, event, enqueue }) => {
       if (event.type !== "market.settled") return
-      const trades = settleOn(context.trades, event.contract, event.winner, event.ts)
-      if (trades === context.trades) return
-      enqueue.assign({ trades })
+      if (!settleOn(context.trades, event.contract, event.winner, event.ts)) return
       enqueue.emit({ type: "bot.settled", botId: context.id, contract: event.contract })
     }),
     configure: enqueueActions(({ context, event, enqueue }) => {

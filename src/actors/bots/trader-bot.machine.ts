@@ -19,16 +19,14 @@ export const traderBotMachine = setup({
       if (event.type !== "trade.seen") return
       const t = event.trade
       if (t.action === "buy") {
-        const matched = addMatched(context.matched, t.time, t.usd)
+        addMatched(context.matched, t.time, t.usd)
         const fill = event.quoter.buy(t.side, stakeOf(context.settings.sizing, t.usd))
-        if (fill === null) {
-          enqueue.assign({ matched })
-          return
-        }
+        if (fill === null) return
         const trade = openTrade({
           botId: context.id, seq: context.nextSeq, market: t.market, side: t.side, outcome: t.outcome, fill, at: t.time, sourceUsd: t.usd,
         })
-        enqueue.assign({ matched, trades: [...context.trades, trade], nextSeq: context.nextSeq + 1 })
+        context.trades.push(trade)
+        enqueue.assign({ nextSeq: context.nextSeq + 1 })
         enqueue.emit({
           type: "bot.traded", botId: context.id, accountId: context.accountId, kind: "trader", action: "buy",
           market: t.market, side: t.side, outcome: t.outcome, fill, at: t.time,
@@ -40,7 +38,7 @@ export const traderBotMachine = setup({
       if (held.length === 0) return
       const sale = event.quoter.sell(t.side, held.reduce((s, h) => s + h.contracts, 0))
       if (sale === null) return
-      enqueue.assign({ trades: sellHeld(context.trades, held, sale, t.time) })
+      sellHeld(context.trades, held, sale, t.time)
       enqueue.emit({
         type: "bot.traded", botId: context.id, accountId: context.accountId, kind: "trader", action: "sell",
         market: t.market, side: t.side, outcome: t.outcome, fill: sale, at: t.time,
@@ -48,14 +46,12 @@ export const traderBotMachine = setup({
     }),
     noteMatch: enqueueActions(({ context, event, enqueue }) => {
       if (event.type === "trade.seen" && event.trade.action === "buy") {
-        enqueue.assign({ matched: addMatched(context.matched, event.trade.time, event.trade.usd) })
+        addMatched(context.matched, event.trade.time, event.trade.usd)
       }
     }),
     settle: enqueueActions(({ context, event, enqueue }) => {
       if (event.type !== "market.settled") return
-      const trades = settleOn(context.trades, event.contract, event.winner, event.ts)
-      if (trades === context.trades) return
-      enqueue.assign({ trades })
+      if (!settleOn(context.trades, event.contract, event.winner, event.ts)) return
       enqueue.emit({ type: "bot.settled", botId: context.id, contract: event.contract })
     }),
     configure: enqueueActions(({ context, event, enqueue }) => {
