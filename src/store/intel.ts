@@ -220,7 +220,7 @@ export const persistIntel = (
     yield* (all.length > 1 ? sql.withTransaction(run) : run)
   })
 
-interface TradeRowDb {
+export interface TradeRowDb {
   readonly seq: number
   readonly trade_id: string
   readonly tx_id: string | null
@@ -354,7 +354,8 @@ export const storedWhaleTrade = (id: string): Effect.Effect<StoredTrade | undefi
     return rows[0] === undefined ? undefined : fromWhaleRow(rows[0])
   })
 
-interface WhaleRowDb extends TradeRowDb {
+/** A `whale_trades` row as read (bigints cast to float8). */
+export interface WhaleRowDb extends TradeRowDb {
   readonly id: string
   readonly market: string
   readonly event: string | null
@@ -374,7 +375,8 @@ interface WhaleRowDb extends TradeRowDb {
   readonly settled_at_ms: number | null
 }
 
-const fromWhaleRow = (r: WhaleRowDb): StoredTrade => ({
+/** A stored whale trade from its row. */
+export const fromWhaleRow = (r: WhaleRowDb): StoredTrade => ({
   id: r.id, seq: r.seq, tradeId: r.trade_id, txId: r.tx_id, time: r.time_ms, venue: r.venue, market: r.market,
   contract: r.contract, event: r.event, title: r.title, category: r.category, kind: r.kind, outcome: r.outcome,
   outcomeLabel: r.outcome_label, action: r.action, entry: r.entry, price: r.price, usd: r.usd, contracts: r.contracts,

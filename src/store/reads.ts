@@ -10,8 +10,9 @@
 // are `strpos` tests on the rows the window leaves (no wildcard escaping needed).
 import { SqlClient } from "@effect/sql"
 import { Effect, Option } from "effect"
-import type { Category, Kind, TradeEntry, TradeResult, Venue } from "../domain/enums.js"
-import type { StoredMove, StoredTrade } from "../intel/pipeline.js"
+import type { Category, Kind, Venue } from "../domain/enums.js"
+import type { StoredMove } from "../intel/pipeline.js"
+import { fromWhaleRow, type WhaleRowDb } from "./intel.js"
 
 /** Positional parameters of one statement. */
 class Params {
@@ -101,50 +102,6 @@ const TRADE_COLUMNS = `id, seq::float8 AS seq, trade_id, tx_id, time_ms::float8 
   trader_win_rate, trader_profit, trader_settled, same_trades, same_usd, other_trades, other_usd, result, profit,
   settled_at_ms::float8 AS settled_at_ms`
 
-interface WhaleRowDb {
-  readonly id: string
-  readonly seq: number
-  readonly trade_id: string
-  readonly tx_id: string | null
-  readonly time_ms: number
-  readonly venue: Venue
-  readonly market: string
-  readonly contract: string
-  readonly event: string | null
-  readonly title: string
-  readonly category: Category | null
-  readonly kind: Kind | null
-  readonly outcome: string
-  readonly outcome_label: string
-  readonly action: "buy" | "sell"
-  readonly entry: TradeEntry | null
-  readonly price: number
-  readonly usd: number
-  readonly contracts: number
-  readonly trader: string | null
-  readonly trader_name: string | null
-  readonly trader_win_rate: number | null
-  readonly trader_profit: number | null
-  readonly trader_settled: number | null
-  readonly same_trades: number
-  readonly same_usd: number
-  readonly other_trades: number
-  readonly other_usd: number
-  readonly result: TradeResult
-  readonly profit: number | null
-  readonly settled_at_ms: number | null
-}
-
-const storedTradeOf = (r: WhaleRowDb): StoredTrade => ({
-  id: r.id, seq: r.seq, tradeId: r.trade_id, txId: r.tx_id, time: r.time_ms, venue: r.venue, market: r.market,
-  contract: r.contract, event: r.event, title: r.title, category: r.category, kind: r.kind, outcome: r.outcome,
-  outcomeLabel: r.outcome_label, action: r.action, entry: r.entry, price: r.price, usd: r.usd, contracts: r.contracts,
-  trader: r.trader, traderName: r.trader_name, whale: true,
-  summary: r.trader === null ? null : { winRate: r.trader_win_rate, profit: r.trader_profit, settled: r.trader_settled ?? 0 },
-  agreement: { sameSide: { trades: r.same_trades, usd: r.same_usd }, otherSide: { trades: r.other_trades, usd: r.other_usd } },
-  result: r.result, profit: r.profit, settledAt: r.settled_at_ms,
-})
-
 /** Up to `take` whale trades after `after` in the query's order. */
 export const tradesPage = (q: TradeQuery, after: Option.Option<TradeKey>, take: number) => {
   const p = new Params()
@@ -157,7 +114,7 @@ export const tradesPage = (q: TradeQuery, after: Option.Option<TradeKey>, take: 
   }
   const text = `SELECT ${TRADE_COLUMNS} FROM whale_trades WHERE ${where.join(" AND ")}
     ORDER BY ${column} DESC, id ASC LIMIT ${p.add(take)}`
-  return Effect.map(run<WhaleRowDb>(text, p), (rows) => rows.map(storedTradeOf))
+  return Effect.map(run<WhaleRowDb>(text, p), (rows) => rows.map(fromWhaleRow))
 }
 
 /** The (trader, category, kind) triples behind the named trades a query (record filters aside) matches. */
@@ -180,7 +137,7 @@ export const marketWhaleBuys = (ref: string, take: number) => {
        ORDER BY time_ms DESC, id ASC LIMIT ${p.add(take)}`,
       p,
     ),
-    (rows) => rows.map(storedTradeOf),
+    (rows) => rows.map(fromWhaleRow),
   )
 }
 
