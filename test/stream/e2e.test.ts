@@ -2,55 +2,25 @@
 // simulator): a whale trade injected through the simulator's control API arrives as a trade frame on
 // a stream filtered to its market, with the id and shape GET /v2/trades lists; a trade on another
 // market does not.
-import { spawn, type ChildProcess } from "node:child_process"
-import { mkdtempSync, rmSync } from "node:fs"
-import { tmpdir } from "node:os"
-import { join } from "node:path"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { healthy, startService, waitFor, type Service } from "../support/service.js"
 import { openSse, type SseClient } from "./stream-server.js"
 
-const root = join(import.meta.dirname, "..", "..")
-let child: ChildProcess
-let dataDir: string
-let output = ""
+let service: Service | undefined
 let base = ""
 let sim = ""
 let key = ""
 const clients: Array<SseClient> = []
 
-const waitFor = async <A>(what: string, probe: () => A | undefined | Promise<A | undefined>, ms: number): Promise<A> => {
-  const deadline = performance.now() + ms
-  for (;;) {
-    const value = await probe()
-    if (value !== undefined) return value
-    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}; output so far:\n${output}`)
-    await new Promise((resolve) => setTimeout(resolve, 200))
-  }
-}
-
 beforeAll(async () => {
-  dataDir = mkdtempSync(join(tmpdir(), "whalewatch-stream-e2e-"))
-  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, PORT: "0", SIM_PORT: "0", HISTORY_DAYS: "1" }
-  delete env["DATABASE_URL"]
-  delete env["REDIS_URL"]
-  delete env["VENUES_URL"]
-  child = spawn(process.execPath, ["bin/whalewatch.js", "serve"], { cwd: root, env, stdio: ["ignore", "pipe", "pipe"] })
-  child.stdout?.on("data", (chunk: Buffer) => { output += chunk.toString() })
-  child.stderr?.on("data", (chunk: Buffer) => { output += chunk.toString() })
-  base = await waitFor("the listening line", () => /listening on (http:\/\/[^\s]+)/.exec(output)?.[1], 90_000)
-  sim = await waitFor("the simulator line", () => /venue simulator \(seed \d+\) on (http:\/\/[^\s:]+:\d+)/.exec(output)?.[1], 5_000)
-  key = await waitFor("the demo key", () => /demo API key \(read,write\): (ww_[A-Za-z0-9_-]+)/.exec(output)?.[1], 5_000)
-  await waitFor("a healthy service", async () => ((await fetch(`${base}/healthz`)).status === 200 ? true : undefined), 120_000)
+  service = await startService({ prefix: "whalewatch-stream-e2e-", env: { HISTORY_DAYS: "1" } })
+  ;({ base, sim, key } = service)
+  await healthy(service, 120_000)
 }, 240_000)
 
 afterAll(async () => {
   for (const c of clients) c.close()
-  if (child !== undefined && child.exitCode === null) {
-    const exited = new Promise((resolve) => child.once("exit", resolve))
-    child.kill("SIGTERM")
-    await exited
-  }
-  rmSync(dataDir, { recursive: true, force: true })
+  await service?.stop()
 })
 
 interface SimContract {
