@@ -17,15 +17,17 @@ import { AppConfig } from "../config.js"
 import type { Category, Kind, Venue } from "../domain/enums.js"
 import type { MarketEvent } from "../domain/market-events.js"
 import type { MarketCall } from "../domain/market.js"
+import { TRADES_WINDOW_DAYS } from "../domain/limits.js"
 import { backfill, progressPrinter, type BackfillProgress } from "../feeds/backfill.js"
 import { VenueFeeds } from "../feeds/live.js"
 import { Health } from "../operations/health.js"
-import { backfilledUntil, persistIntel, restorePipeline, setBackfilledUntil } from "../store/intel.js"
+import { backfilledUntil, persistIntel, restorePipeline, setBackfilledUntil, storedWhaleTradesSince } from "../store/intel.js"
 import { MarketStore } from "../store/markets.js"
 import { DAY_MS } from "./config.js"
 import { IntelBus } from "./intel-bus.js"
 import { IntelPipeline } from "./pipeline.js"
 import type { RecordRow, SummaryFigures } from "./records.js"
+import { TradeIndex } from "./trade-index.js"
 import { marketCall, marketFigures, winningPositionRows, type MarketFigures } from "./views.js"
 import type { PositionRowData } from "./winning.js"
 
@@ -36,6 +38,8 @@ export type BackfillState =
 
 export interface IntelService {
   readonly pipeline: IntelPipeline
+  /** The persisted whale trades of the listing window (GET /v2/trades reads them here). */
+  readonly trades: TradeIndex
   /** Feed time of the pipeline (newest event time). */
   readonly now: () => number
   readonly market: (ref: string) => MarketFigures | undefined
@@ -79,11 +83,17 @@ export const makeIntelLayer = (options: IntelLiveOptions = {}): Layer.Layer<Inte
       const runtime = yield* Effect.runtime<SqlClient.SqlClient>()
       const pipeline = new IntelPipeline()
       const intelBus = yield* IntelBus
-      const flush = Effect.suspend(() => persistIntel(pipeline.takeChanges(), pipeline.takePositionChanges())).pipe(Effect.orDie)
+      const trades = new TradeIndex(TRADES_WINDOW_DAYS)
+      // Reads see a trade once it is stored: the index takes each batch after its write.
+      const flush = Effect.suspend(() => {
+        const changes = pipeline.takeChanges()
+        return persistIntel(changes, pipeline.takePositionChanges()).pipe(Effect.tap(() => trades.upsert(changes.trades)))
+      }).pipe(Effect.orDie)
       // Subscribed before anything is read, so no live event is lost meanwhile.
       const events = yield* PubSub.subscribe(yield* MarketBus)
       const started = yield* Clock.currentTimeMillis
       const restored = yield* Effect.orDie(restorePipeline(pipeline))
+      trades.upsert(yield* Effect.orDie(storedWhaleTradesSince(started - (TRADES_WINDOW_DAYS + 1) * DAY_MS)))
       yield* Effect.logInfo(`intel restored ${restored.events} stored events in ${(yield* Clock.currentTimeMillis) - started} ms`)
 
       const state = yield* Ref.make<BackfillState>({ _tag: "waiting", detail: "feeds connecting" })
@@ -157,6 +167,7 @@ export const makeIntelLayer = (options: IntelLiveOptions = {}): Layer.Layer<Inte
       })
       return {
         pipeline,
+        trades,
         now: () => pipeline.now,
         market: (ref) => marketFigures(pipeline, ref),
         marketRefs: () => pipeline.marketRefs(),

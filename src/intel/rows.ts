@@ -1,6 +1,5 @@
 // Output rows of the spec from what the pipeline keeps: trade rows, move rows and whale position rows
 // (ISO times, the market object). Formatting only; times are epoch ms in, UTC ISO text out.
-import { DateTime } from "effect"
 import type { MarketObject } from "../domain/market-object.js"
 import type { MoveRow } from "../domain/move.js"
 import type { WhalePositionRow } from "../domain/position.js"
@@ -10,7 +9,7 @@ import type { StoredMove, StoredTrade } from "./pipeline.js"
 import type { SummaryFigures } from "./records.js"
 import type { PositionRowData } from "./winning.js"
 
-export const isoOf = (ms: number): string => DateTime.formatIso(DateTime.unsafeMake(ms))
+export const isoOf = (ms: number): string => new Date(ms).toISOString()
 
 const marketObject = (r: {
   readonly market: string; readonly contract: string; readonly title: string

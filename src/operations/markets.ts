@@ -44,7 +44,7 @@ import { CategoryFilter, containsEveryWord, KindFilter, MarketRefParam, SearchTe
 import { listing, operation, type OperationContext } from "./operation.js"
 import { PageParams, paginate } from "./paging.js"
 import { BooleanParam, NumberParam, Repeatable } from "./params.js"
-import { liveTradeRow } from "./trades.js"
+import { liveTradeRows } from "./trades.js"
 
 // List Markets ----------------------------------------------------------------------------------
 
@@ -373,7 +373,7 @@ const tradesOf = (intel: IntelService, ctx: OperationContext, ref: string) =>
   Effect.gen(function* () {
     const trades = yield* marketWhaleBuys(ref, MARKET_DETAIL_TRADES)
     const granted = yield* chargeTrades(ctx, trades.length)
-    return trades.slice(0, granted).map((t) => liveTradeRow(intel, t))
+    return liveTradeRows(intel, trades.slice(0, granted))
   })
 
 const otherVenuesOf = (r: Resolved) =>

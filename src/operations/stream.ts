@@ -7,7 +7,7 @@
 // Decisions (README "Stream"):
 // - Only trades GET /v2/trades lists are sent: `TradeRecorded` of a whale trade, as `event: trade`
 //   with the listing's row (`tradeRowOf`; at recording the summary kept on the trade is the live one
-//   `liveTradeRow` shows); a trade's settlement is not re-sent. `MoveRecorded` is `event: move`.
+//   `liveTradeRows` shows); a trade's settlement is not re-sent. `MoveRecorded` is `event: move`.
 // - Trade frames sent are counted and charged to the daily allowance every 60 s of Clock and when the
 //   stream closes. Between charges the connection stops sending trade frames once it has sent what
 //   remained at the last charge; within one tick (1 s) it charges, sends `event: error` and ends.

@@ -1,8 +1,8 @@
 // GET /v2/trades (list_trades): whale trades of the last 30 days, newest first or biggest first, with
 // the shared filters and every trade filter of the spec; each returned row is charged to the daily
-// trade allowance (allowance.ts). Rows come from `whale_trades` (src/store/reads.ts); the trader
-// summary on a row is the trader's live record from Intel (the stored one when Intel does not know
-// the trader). "Now" is Effect's Clock.
+// trade allowance (allowance.ts). Rows come from Intel's in-memory index of the stored whale trades of
+// the window (src/intel/trade-index.ts); the trader summary on a row is the trader's live record from
+// Intel (the stored one when Intel does not know the trader). "Now" is Effect's Clock.
 //
 // Decisions where the spec is silent (README):
 // - `since` older than 30 days reads as 30 days ago; `until` defaults to now; `since` after `until`,
@@ -23,8 +23,9 @@ import { TradeRow } from "../domain/trade.js"
 import { DAY_MS } from "../intel/config.js"
 import { Intel, type IntelService } from "../intel/live.js"
 import type { StoredTrade } from "../intel/pipeline.js"
+import type { SummaryFigures } from "../intel/records.js"
 import { tradeRowOf } from "../intel/rows.js"
-import { type TradeKey, type TradeQuery, tradesPage, tradeTraderScopes } from "../store/reads.js"
+import type { TradeKey, TradeQuery } from "../intel/trade-index.js"
 import { reserveTrades } from "./allowance.js"
 import { checkOutcome, checkRange, SearchText, SharedFilters, TimeWithOffset, wordsOf } from "./filters.js"
 import { listing, type OperationContext } from "./operation.js"
@@ -90,19 +91,41 @@ const passesRecord = (intel: IntelService, input: ListTradesInput, trader: strin
   return true
 }
 
-/** With `minWinRate`/`minSettled`: the (trader, kind) pairs whose live record passes. */
-const withRecordPairs = (intel: IntelService, input: ListTradesInput, query: TradeQuery) =>
-  input.minWinRate === undefined && input.minSettled === undefined
-    ? Effect.succeed(query)
-    : Effect.map(tradeTraderScopes(query), (scopes) => {
-      const passing = scopes.filter((s) => passesRecord(intel, input, s.trader, s.category, s.kind))
-      return { ...query, named: true, pairs: { traders: passing.map((s) => s.trader), kinds: passing.map((s) => s.kind ?? "") } }
-    })
+/** With `minWinRate`/`minSettled`: only named rows whose trader's live record in the row's kind passes. */
+const withRecordFilter = (intel: IntelService, input: ListTradesInput, query: TradeQuery): TradeQuery => {
+  if (input.minWinRate === undefined && input.minSettled === undefined) return query
+  const verdicts = new Map<string, boolean>()
+  return {
+    ...query,
+    named: true,
+    accept: (t) => {
+      const key = `${t.trader}\u0000${t.kind ?? ""}`
+      let passes = verdicts.get(key)
+      if (passes === undefined) {
+        passes = t.trader !== null && passesRecord(intel, input, t.trader, t.category, t.kind)
+        verdicts.set(key, passes)
+      }
+      return passes
+    },
+  }
+}
 
-/** The row with the trader's live summary (the stored one when Intel does not know the trader). */
-export const liveTradeRow = (intel: IntelService, t: StoredTrade) => {
-  if (t.trader === null || intel.record(t.trader, null, null) === undefined) return tradeRowOf(t)
-  return tradeRowOf(t, intel.summary(t.trader, t.category, t.kind))
+/**
+ * Rows with each trader's live summary (the stored one when Intel does not know the trader), looked up
+ * once per trader and kind of market however many rows share them.
+ */
+export const liveTradeRows = (intel: IntelService, trades: ReadonlyArray<StoredTrade>): Array<TradeRow> => {
+  const summaries = new Map<string, SummaryFigures | null>()
+  return trades.map((t) => {
+    if (t.trader === null) return tradeRowOf(t)
+    const key = `${t.trader}\u0000${t.category ?? ""}\u0000${t.kind ?? ""}`
+    let summary = summaries.get(key)
+    if (summary === undefined) {
+      summary = intel.record(t.trader, null, null) === undefined ? null : intel.summary(t.trader, t.category, t.kind)
+      summaries.set(key, summary)
+    }
+    return summary === null ? tradeRowOf(t) : tradeRowOf(t, summary)
+  })
 }
 
 const TradeKeySchema = Schema.Tuple(Schema.Number, Schema.String)
@@ -111,7 +134,7 @@ const run = (input: ListTradesInput, ctx: OperationContext) =>
   Effect.gen(function* () {
     const intel = yield* Intel
     const now = yield* Clock.currentTimeMillis
-    const query = yield* withRecordPairs(intel, input, yield* queryOf(input, now))
+    const query = withRecordFilter(intel, input, yield* queryOf(input, now))
     // The page is cut to what remains of the allowance; unused rows are refunded.
     const reservation = yield* reserveTrades(ctx, input.limit)
     const page = yield* paginate({
@@ -120,10 +143,10 @@ const run = (input: ListTradesInput, ctx: OperationContext) =>
       ctx,
       key: TradeKeySchema,
       keyOf: (t: StoredTrade): TradeKey => [query.sort === "size" ? t.usd : t.time, t.id],
-      fetch: (after: Option.Option<TradeKey>, take: number) => tradesPage(query, after, take),
+      fetch: (after: Option.Option<TradeKey>, take: number) => Effect.sync(() => intel.trades.page(query, Option.getOrUndefined(after), take)),
     }).pipe(Effect.onError(() => reservation.settle(0)))
     yield* reservation.settle(page.data.length)
-    return { data: page.data.map((t) => liveTradeRow(intel, t)), nextCursor: page.nextCursor }
+    return { data: liveTradeRows(intel, page.data), nextCursor: page.nextCursor }
   })
 
 export const listTrades = listing({

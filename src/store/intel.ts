@@ -329,30 +329,26 @@ export const setBackfilledUntil = (venue: Venue, until: number): Effect.Effect<v
       ON CONFLICT (venue) DO UPDATE SET until_ms = GREATEST(backfill_progress.until_ms, EXCLUDED.until_ms)`
   })
 
+/** The columns of a `whale_trades` row as `WhaleRowDb` reads them. */
+export const WHALE_ROW_COLUMNS = `id, seq::float8 AS seq, trade_id, tx_id, time_ms::float8 AS time_ms, venue, market, contract, event,
+  title, category, kind, outcome, outcome_label, action, entry, price, usd, contracts, trader, trader_name,
+  trader_win_rate, trader_profit, trader_settled, same_trades, same_usd, other_trades, other_usd, result, profit,
+  settled_at_ms::float8 AS settled_at_ms`
+
+const whaleRows = (where: string, params: ReadonlyArray<unknown>) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    Effect.map(sql.unsafe<WhaleRowDb>(`SELECT ${WHALE_ROW_COLUMNS} FROM whale_trades ${where}`, params), (rows) => rows.map(fromWhaleRow)))
+
 /** Stored whale trades (newest first) as the pipeline keeps them; for reads and tests. */
 export const storedWhaleTrades = (limit = 1000): Effect.Effect<Array<StoredTrade>, SqlError.SqlError, SqlClient.SqlClient> =>
-  Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
-    const rows = yield* sql<WhaleRowDb>`
-      SELECT id, seq::float8 AS seq, trade_id, tx_id, time_ms::float8 AS time_ms, venue, market, contract, event, title,
-        category, kind, outcome, outcome_label, action, entry, price, usd, contracts, trader, trader_name,
-        trader_win_rate, trader_profit, trader_settled, same_trades, same_usd, other_trades, other_usd, result, profit,
-        settled_at_ms::float8 AS settled_at_ms
-      FROM whale_trades ORDER BY time_ms DESC, id LIMIT ${limit}`
-    return rows.map(fromWhaleRow)
-  })
+  whaleRows("ORDER BY time_ms DESC, id LIMIT $1", [limit])
+
+/** Stored whale trades at or after `from` (epoch ms): what the listing window holds in memory at start. */
+export const storedWhaleTradesSince = (from: number): Effect.Effect<Array<StoredTrade>, SqlError.SqlError, SqlClient.SqlClient> =>
+  whaleRows("WHERE time_ms >= $1", [from])
 
 export const storedWhaleTrade = (id: string): Effect.Effect<StoredTrade | undefined, SqlError.SqlError, SqlClient.SqlClient> =>
-  Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
-    const rows = yield* sql<WhaleRowDb>`
-      SELECT id, seq::float8 AS seq, trade_id, tx_id, time_ms::float8 AS time_ms, venue, market, contract, event, title,
-        category, kind, outcome, outcome_label, action, entry, price, usd, contracts, trader, trader_name,
-        trader_win_rate, trader_profit, trader_settled, same_trades, same_usd, other_trades, other_usd, result, profit,
-        settled_at_ms::float8 AS settled_at_ms
-      FROM whale_trades WHERE id = ${id}`
-    return rows[0] === undefined ? undefined : fromWhaleRow(rows[0])
-  })
+  Effect.map(whaleRows("WHERE id = $1", [id]), (rows) => rows[0])
 
 /** A `whale_trades` row as read (bigints cast to float8). */
 export interface WhaleRowDb extends TradeRowDb {

@@ -1,18 +1,16 @@
-// SQL reads behind the listings of trades, moves and markets (src/operations/trades.ts, moves.ts,
-// markets.ts): keyset pages over `whale_trades` and `moves`, and the per-market aggregates of Get Market.
-// Reads only; the pipeline's writes live in ./intel.ts. Every query is bounded twice: by a time window
-// the caller computes (30 days of trades, 24 hours of moves or of size-sorted trades) and by LIMIT.
+// SQL reads behind the listings of moves and markets (src/operations/moves.ts, markets.ts): keyset
+// pages over `moves`, and the per-market aggregates and whale buys of Get Market.
+// Reads only; the pipeline's writes live in ./intel.ts. Listing queries are bounded twice: by a time
+// window the caller computes (24 hours of moves) and by LIMIT.
 //
-// Index use (migration 0004): pages ordered `time_ms DESC, id` walk `whale_trades_time_idx` /
-// `moves_time_idx` backwards from the cursor; a `market`/`contract` filter uses the market and contract
-// indexes, a `trader` filter `whale_trades_trader_idx`, venue/category/kind `whale_trades_scope_idx`;
-// size order reads the window through `whale_trades_usd_idx (time_ms, usd)` and sorts it. Search words
-// are `strpos` tests on the rows the window leaves (no wildcard escaping needed).
+// Index use (migration 0004): pages ordered `time_ms DESC, id` walk `moves_time_idx` backwards from the
+// cursor; a `market`/`contract` filter uses the market and contract indexes. Search words are `strpos`
+// tests on the rows the window leaves (no wildcard escaping needed).
 import { SqlClient } from "@effect/sql"
 import { Effect, Option } from "effect"
 import type { Category, Kind, Venue } from "../domain/enums.js"
 import type { StoredMove } from "../intel/pipeline.js"
-import { fromWhaleRow, type WhaleRowDb } from "./intel.js"
+import { fromWhaleRow, WHALE_ROW_COLUMNS, type WhaleRowDb } from "./intel.js"
 
 /** Positional parameters of one statement. */
 class Params {
@@ -41,91 +39,7 @@ const wordsIn = (p: Params, haystack: string, words: ReadonlyArray<string>): Arr
   words.map((w) => `strpos(${haystack}, ${p.add(w)}) > 0`)
 
 // Trades ------------------------------------------------------------------------------------------
-
-export interface TradeQuery {
-  readonly venue?: ReadonlyArray<Venue> | undefined
-  readonly category?: ReadonlyArray<Category> | undefined
-  readonly kind?: ReadonlyArray<Kind> | undefined
-  readonly trader?: ReadonlyArray<string> | undefined
-  readonly market?: ReadonlyArray<string> | undefined
-  readonly outcome?: string | undefined
-  readonly action: "buy" | "sell" | "all"
-  /** Applies to buys. */
-  readonly entry: "open" | "add" | "all"
-  readonly minUsd?: number | undefined
-  readonly maxUsd?: number | undefined
-  readonly priceMin?: number | undefined
-  readonly priceMax?: number | undefined
-  readonly named: boolean
-  /** Only these (trader, kind) pairs (`""` for an unclassified row); from the record filters. */
-  readonly pairs?: { readonly traders: ReadonlyArray<string>; readonly kinds: ReadonlyArray<string> } | undefined
-  readonly result?: "open" | "win" | "loss" | undefined
-  /** Lower-cased words; each in the title, outcome name or label. */
-  readonly words: ReadonlyArray<string>
-  /** Inclusive epoch-ms bounds. */
-  readonly from: number
-  readonly to: number
-  readonly sort: "newest" | "size"
-}
-
-/** Newest: `[timeMs, id]`; size: `[usd, id]`. */
-export type TradeKey = readonly [number, string]
-
-const tradeWhere = (p: Params, q: TradeQuery, withPairs: boolean): Array<string> => [
-  `time_ms >= ${p.add(q.from)}`,
-  `time_ms <= ${p.add(q.to)}`,
-  ...anyOf(p, "venue", q.venue),
-  ...anyOf(p, "category", q.category),
-  ...anyOf(p, "kind", q.kind),
-  ...anyOf(p, "trader", q.trader),
-  ...marketOf(p, q.market),
-  ...(q.outcome === undefined ? [] : [(() => {
-    const o = p.add(q.outcome.toLowerCase())
-    return `(lower(outcome) = ${o} OR lower(outcome_label) = ${o})`
-  })()]),
-  ...(q.action === "all" ? [] : [`action = ${p.add(q.action)}`]),
-  ...(q.entry === "all" ? [] : [`(action <> 'buy' OR entry = ${p.add(q.entry)})`]),
-  ...(q.minUsd === undefined ? [] : [`usd >= ${p.add(q.minUsd)}`]),
-  ...(q.maxUsd === undefined ? [] : [`usd <= ${p.add(q.maxUsd)}`]),
-  ...(q.priceMin === undefined ? [] : [`price >= ${p.add(q.priceMin)}`]),
-  ...(q.priceMax === undefined ? [] : [`price <= ${p.add(q.priceMax)}`]),
-  ...(q.named ? ["trader IS NOT NULL"] : []),
-  ...(q.result === undefined ? [] : [`result = ${p.add(q.result)}`]),
-  ...wordsIn(p, "lower(title || ' ' || outcome || ' ' || outcome_label)", q.words),
-  ...(withPairs && q.pairs !== undefined
-    ? [`(trader, coalesce(kind, '')) IN (SELECT * FROM unnest(${p.add(q.pairs.traders)}::text[], ${p.add(q.pairs.kinds)}::text[]))`]
-    : []),
-]
-
-const TRADE_COLUMNS = `id, seq::float8 AS seq, trade_id, tx_id, time_ms::float8 AS time_ms, venue, market, contract, event,
-  title, category, kind, outcome, outcome_label, action, entry, price, usd, contracts, trader, trader_name,
-  trader_win_rate, trader_profit, trader_settled, same_trades, same_usd, other_trades, other_usd, result, profit,
-  settled_at_ms::float8 AS settled_at_ms`
-
-/** Up to `take` whale trades after `after` in the query's order. */
-export const tradesPage = (q: TradeQuery, after: Option.Option<TradeKey>, take: number) => {
-  const p = new Params()
-  const where = tradeWhere(p, q, true)
-  const column = q.sort === "size" ? "usd" : "time_ms"
-  if (Option.isSome(after)) {
-    const [value, id] = after.value
-    const v = p.add(value)
-    where.push(`(${column} < ${v} OR (${column} = ${v} AND id > ${p.add(id)}))`)
-  }
-  const text = `SELECT ${TRADE_COLUMNS} FROM whale_trades WHERE ${where.join(" AND ")}
-    ORDER BY ${column} DESC, id ASC LIMIT ${p.add(take)}`
-  return Effect.map(run<WhaleRowDb>(text, p), (rows) => rows.map(fromWhaleRow))
-}
-
-/** The (trader, category, kind) triples behind the named trades a query (record filters aside) matches. */
-export const tradeTraderScopes = (q: TradeQuery) => {
-  const p = new Params()
-  const where = [...tradeWhere(p, q, false), "trader IS NOT NULL"]
-  return run<{ readonly trader: string; readonly category: Category | null; readonly kind: Kind | null }>(
-    `SELECT DISTINCT trader, category, kind FROM whale_trades WHERE ${where.join(" AND ")}`,
-    p,
-  )
-}
+// GET /v2/trades reads the whale trades of its window from memory (src/intel/trade-index.ts).
 
 /** The newest `take` whale buys on a market ref (event or contract). */
 export const marketWhaleBuys = (ref: string, take: number) => {
@@ -133,7 +47,7 @@ export const marketWhaleBuys = (ref: string, take: number) => {
   const r = p.add(ref)
   return Effect.map(
     run<WhaleRowDb>(
-      `SELECT ${TRADE_COLUMNS} FROM whale_trades WHERE (market = ${r} OR contract = ${r}) AND action = 'buy'
+      `SELECT ${WHALE_ROW_COLUMNS} FROM whale_trades WHERE (market = ${r} OR contract = ${r}) AND action = 'buy'
        ORDER BY time_ms DESC, id ASC LIMIT ${p.add(take)}`,
       p,
     ),

@@ -4,9 +4,8 @@
 import { Effect, Layer, ManagedRuntime } from "effect"
 import type { MarketEvent } from "../../src/domain/market-events.js"
 import { makeHttpServer, serverUrl } from "../../src/http/server.js"
-import { Intel, type IntelService } from "../../src/intel/live.js"
+import { Intel } from "../../src/intel/live.js"
 import { IntelPipeline } from "../../src/intel/pipeline.js"
-import { marketCall, marketFigures, winningPositionRows } from "../../src/intel/views.js"
 import { Health } from "../../src/operations/health.js"
 import type { AnyOperation } from "../../src/operations/operation.js"
 import { CursorKey } from "../../src/operations/paging.js"
@@ -14,18 +13,7 @@ import { Counters } from "../../src/store/counters.js"
 import { persistIntel } from "../../src/store/intel.js"
 import type { Keys } from "../../src/store/keys.js"
 import { TestDb } from "../support/db.js"
-
-export const intelOf = (pipeline: IntelPipeline): IntelService => ({
-  pipeline,
-  now: () => pipeline.now,
-  market: (ref) => marketFigures(pipeline, ref),
-  marketRefs: () => pipeline.marketRefs(),
-  positions: Effect.sync(() => winningPositionRows(pipeline)),
-  call: (ref) => Effect.sync(() => marketCall(pipeline, ref)),
-  summary: (trader, category, kind) => pipeline.summary(trader, category, kind),
-  record: (trader, category, kind) => pipeline.recordRow(trader, category, kind),
-  backfill: () => ({ _tag: "done", rows: 0, ms: 0 }),
-})
+import { intelOf } from "../support/intel.js"
 
 export interface IntelServer {
   readonly url: string
@@ -42,14 +30,17 @@ export const startIntelServer = async (options: {
 }): Promise<IntelServer> => {
   const pipeline = new IntelPipeline()
   pipeline.applyAll(options.events)
+  const intel = intelOf(pipeline)
+  const changes = pipeline.takeChanges()
   const layer = makeHttpServer(options.operations, { port: 0, host: "127.0.0.1" }).pipe(
-    Layer.provide([options.keys, Counters.memory, Health.layer, CursorKey.layer("test-cursor-secret"), Layer.succeed(Intel, intelOf(pipeline))]),
+    Layer.provide([options.keys, Counters.memory, Health.layer, CursorKey.layer("test-cursor-secret"), Layer.succeed(Intel, intel)]),
     Layer.provideMerge(TestDb),
     Layer.provide(options.clock ?? Layer.empty),
     Layer.provide(options.extra ?? Layer.empty),
   ) as Layer.Layer<import("@effect/platform").HttpServer.HttpServer>
   const runtime = ManagedRuntime.make(layer)
-  await runtime.runPromise(persistIntel(pipeline.takeChanges(), pipeline.takePositionChanges()).pipe(Effect.orDie) as Effect.Effect<void>)
+  await runtime.runPromise(persistIntel(changes, pipeline.takePositionChanges()).pipe(Effect.orDie) as Effect.Effect<void>)
+  intel.trades.upsert(changes.trades)
   const url = await runtime.runPromise(serverUrl)
   return { url, pipeline, close: () => runtime.dispose() }
 }

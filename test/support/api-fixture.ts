@@ -12,9 +12,8 @@ import type { Category, Kind, Venue } from "../../src/domain/enums.js"
 import type { FeedEvent } from "../../src/domain/feed-events.js"
 import type { Principal } from "../../src/domain/principal.js"
 import { makeHttpServer, serverUrl } from "../../src/http/server.js"
-import { Intel, type IntelService } from "../../src/intel/live.js"
+import { Intel } from "../../src/intel/live.js"
 import { IntelPipeline, type StoredMove } from "../../src/intel/pipeline.js"
-import { marketCall, marketFigures, winningPositionRows } from "../../src/intel/views.js"
 import { Health } from "../../src/operations/health.js"
 import { CursorKey } from "../../src/operations/paging.js"
 import { getMarket, listMarketsOperation } from "../../src/operations/markets.js"
@@ -26,6 +25,7 @@ import { MarketStore } from "../../src/store/markets.js"
 import { Redis } from "../../src/store/redis.js"
 import { aListing, aPrint, aSettlement, aSnapshot } from "../actors/market-builders.js"
 import { TestDb } from "./db.js"
+import { intelOf } from "./intel.js"
 import { manualClock, type ManualClock } from "./manual-clock.js"
 import { aPrincipal, memoryKeys } from "./memory-keys.js"
 
@@ -168,18 +168,6 @@ export const seedMoves = (): Array<StoredMove> => {
   })
 }
 
-const intelOf = (pipeline: IntelPipeline): IntelService => ({
-  pipeline,
-  now: () => pipeline.now,
-  market: (ref) => marketFigures(pipeline, ref),
-  marketRefs: () => pipeline.marketRefs(),
-  positions: Effect.sync(() => winningPositionRows(pipeline)),
-  call: (ref) => Effect.sync(() => marketCall(pipeline, ref)),
-  summary: (trader, category, kind) => pipeline.summary(trader, category, kind),
-  record: (trader, category, kind) => pipeline.recordRow(trader, category, kind),
-  backfill: () => ({ _tag: "done", rows: 0, ms: 0 }),
-})
-
 /** Counters on Redis when REDIS_URL is set (a per-run prefix), else in process. */
 const countersLayer = (): Layer.Layer<Counters> => {
   const url = process.env["REDIS_URL"]
@@ -190,12 +178,15 @@ const countersLayer = (): Layer.Layer<Counters> => {
 export const startApiFixture = async (options: { readonly keys?: number } = {}): Promise<Fixture> => {
   const base = ManagedRuntime.make(Layer.merge(TestDb, countersLayer()))
   const pipeline = new IntelPipeline()
+  const intel = intelOf(pipeline)
   const markets = new MarketRegistry((event) => pipeline.apply(event), { barsKept: 10_080 })
   const run = <A, E>(effect: Effect.Effect<A, E, SqlClient.SqlClient>) => base.runPromise(effect)
   for (const event of seedEvents()) markets.deliver([event])
   markets.advance(NOW)
   await run(Effect.gen(function* () {
-    yield* persistIntel(pipeline.takeChanges(), pipeline.takePositionChanges())
+    const changes = pipeline.takeChanges()
+    yield* persistIntel(changes, pipeline.takePositionChanges())
+    intel.trades.upsert(changes.trades)
     yield* persistIntel({ markets: [], trades: [], moves: seedMoves(), settlements: [], traders: new Set() })
     yield* MarketStore.upsert(markets.drainChanges())
   }).pipe(Effect.orDie))
@@ -213,7 +204,7 @@ export const startApiFixture = async (options: { readonly keys?: number } = {}):
         Layer.succeed(Counters, counters),
         Health.layer,
         CursorKey.layer("api-test-cursor-secret"),
-        Layer.succeed(Intel, intelOf(pipeline)),
+        Layer.succeed(Intel, intel),
         Layer.succeed(Markets, marketsOf(markets)),
         Layer.succeedContext(context),
       ]),
