@@ -58,6 +58,9 @@ export const makeHttpServer = <Ops extends ReadonlyArray<AnyOperation>, D = neve
     Layer.provide(makeApiLive(operations)),
     Layer.provide(AuthLive),
     Layer.provideMerge(NodeHttpServer.layer(createServer, listen.host === undefined ? { port: listen.port } : { port: listen.port, host: listen.host })),
+    // No span exporter is configured, so per-request spans (the server's and each Effect.fn's) would
+    // only cost time: requests run with the tracer off.
+    Layer.provide(Layer.setTracerEnabled(false)),
   )
 
 /** The door on AppConfig.port, for main. */

@@ -76,6 +76,33 @@ describe("the stream of the running service", () => {
     expect(listed).toMatchObject({ id: row.id, market: row.market, outcome: row.outcome, price: row.price, usd: row.usd })
   }, 60_000)
 
+  it("a client that reconnects gets what it missed from GET /v2/trades with since = its last frame's time", async () => {
+    const markets = ((await (await fetch(`${sim}/control/markets`)).json()) as { data: Array<SimContract> }).data
+      .filter((c) => c.venue === "venue_a" && c.status === "open" && c.event === null)
+    const target = markets[2] as SimContract
+    const client = await openSse(`${base}/v2/stream?channels=trades&market=${encodeURIComponent(target.ref)}&minUsd=40000`, key)
+    clients.push(client)
+    await client.waitFor((f) => f.comment === "connected")
+    await deepen(target.ref)
+    await inject(target.ref, 60_000, "e2e_gap_seen")
+    const last = JSON.parse((await client.waitFor((f) => f.event === "trade" && JSON.parse(f.data ?? "").trader?.ref === "venue_a:e2e_gap_seen", 30_000)).data ?? "")
+    client.close()
+    // Missed while disconnected.
+    await inject(target.ref, 70_000, "e2e_gap_missed1")
+    await inject(target.ref, 80_000, "e2e_gap_missed2")
+    const query = `market=${encodeURIComponent(target.ref)}&minUsd=40000&since=${encodeURIComponent(last.time)}`
+    const page = await waitFor("the missed trades in GET /v2/trades", async () => {
+      const answer = await fetch(`${base}/v2/trades?${query}`, { headers: { authorization: `Bearer ${key}` } })
+      const body = (await answer.json()) as { data: Array<{ id: string; time: string; trader: { ref: string } | null }> }
+      return body.data.some((r) => r.trader?.ref === "venue_a:e2e_gap_missed2") ? body.data : undefined
+    }, 15_000)
+    const traders = page.map((r) => r.trader?.ref)
+    expect(traders).toContain("venue_a:e2e_gap_missed1")
+    expect(traders).toContain("venue_a:e2e_gap_seen")
+    expect(page.every((r) => r.time >= last.time)).toBe(true)
+    expect(new Set(page.map((r) => r.id)).size).toBe(page.length)
+  }, 60_000)
+
   it("refuses a key in the query string", async () => {
     const response = await fetch(`${base}/v2/stream?key=${key}`)
     expect(response.status).toBe(401)
