@@ -1,15 +1,18 @@
 // Stable ids for whale trades and moves, derived from what they name, so a re-ingested feed upserts
 // the same rows. A hash over length-prefixed parts (no separator can collide); no randomness, no clock.
-import { createHash } from "node:crypto"
+import { hash } from "node:crypto"
 
-/** Hex digest (first `length` characters of SHA-256) over the parts; each part is length-prefixed. */
+/**
+ * Hex digest (first `length` characters of SHA-256) over the parts; each part is length-prefixed. One
+ * one-shot hash of the joined parts: the same digest as updating a hash part by part, cheaper.
+ */
 export const stableHash = (parts: ReadonlyArray<string | number>, length = 20): string => {
-  const hash = createHash("sha256")
+  let joined = ""
   for (const part of parts) {
     const text = typeof part === "number" ? numberText(part) : part
-    hash.update(`${text.length}:${text};`)
+    joined += `${text.length}:${text};`
   }
-  return hash.digest("hex").slice(0, length)
+  return hash("sha256", joined, "hex").slice(0, length)
 }
 
 // Integers print without exponent or fraction; -0 and 0 are one time.

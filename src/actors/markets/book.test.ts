@@ -98,4 +98,38 @@ describe("Book", () => {
       expect(book.bestBid("yes")?.price).toBe(best)
     }
   })
+
+  it("keeps every level of both sides as a price → size map would, under set and add", () => {
+    let seed = 11
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648
+    const book = new Book()
+    const model = { bid: new Map<number, number>(), ask: new Map<number, number>() }
+    const round6 = (x: number) => Math.round(x * 1e6) / 1e6
+    for (let i = 0; i < 4000; i++) {
+      const side = next() < 0.5 ? "bid" : "ask"
+      const price = Math.round(next() * 1000) / 1000
+      const size = Math.round((next() * 20 - 6) * 100) / 100
+      const mode = next() < 0.5 ? "set" : "add"
+      book.applyDelta(delta(mode, [{ outcome: "yes", side, price, size }]))
+      const total = mode === "add" ? round6((model[side].get(price) ?? 0) + size) : size
+      if (total > 0) model[side].set(price, total)
+      else model[side].delete(price)
+      if (i % 97 === 0 || i === 3999) {
+        const bids = [...model.bid].sort((a, b) => b[0] - a[0]).map(([p, s]) => l(p, s))
+        const asks = [...model.ask].sort((a, b) => a[0] - b[0]).map(([p, s]) => l(p, s))
+        expect(book.levels("yes", "bid")).toEqual(bids)
+        expect(book.levels("yes", "ask")).toEqual(asks)
+        expect(book.depth("yes", "bid")).toBe(bids.length)
+        expect(book.sizeAt("yes", "ask", price)).toBe(model.ask.get(price) ?? 0)
+      }
+    }
+  })
+
+  it("treats -0 as the level 0", () => {
+    const book = new Book()
+    book.applyDelta(delta("set", [{ outcome: "yes", side: "bid", price: -0, size: 2 }]))
+    book.applyDelta(delta("add", [{ outcome: "yes", side: "bid", price: 0, size: 1 }]))
+    expect(book.levels("yes", "bid")).toEqual([l(0, 3)])
+    expect(Object.is(book.bestBid("yes")?.price, 0)).toBe(true)
+  })
 })

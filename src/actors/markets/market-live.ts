@@ -8,7 +8,7 @@
 // (PriceReported) or else the mid of the Yes book (1 − the No book's mid when the Yes book lacks a
 // side) stands in; once a trade prints, only trades move it. PriceChanged is emitted whenever this
 // Yes price changes value.
-import type { BookDelta, BookSnapshot, FeedOutcome, Level, MarketListed } from "../../domain/feed-events.js"
+import type { BookDelta, BookSnapshot, FeedOutcome, MarketListed } from "../../domain/feed-events.js"
 import { eventRefOf, marketRefOf, type MarketEvent, type MarketInfo, type MarketSide } from "../../domain/market-events.js"
 import { Bars, DEFAULT_BARS_KEPT } from "./bars.js"
 import { Book } from "./book.js"
@@ -68,8 +68,8 @@ export const sideOf = (info: MarketInfo, outcome: string): MarketSide | null =>
 export const yesPriceOf = (info: MarketInfo, trade: TradeEvent): number =>
   trade.side.id === info.sides[0].id ? trade.price : round6(1 - trade.price)
 
-const midOf = (bid: Level | null, ask: Level | null): number | null =>
-  bid === null || ask === null ? null : round6((bid.price + ask.price) / 2)
+const midOf = (bid: number | null, ask: number | null): number | null =>
+  bid === null || ask === null ? null : round6((bid + ask) / 2)
 
 export interface LiveStart {
   readonly lastPrice: number | null
@@ -109,10 +109,10 @@ export class MarketLive {
   /** Mid of the Yes book, or 1 − mid of the No book, or null. */
   yesMid(info: MarketInfo): number | null {
     const yes = info.sides[0].id
-    const mid = midOf(this.book.bestBid(yes), this.book.bestAsk(yes))
+    const mid = midOf(this.book.bestPrice(yes, "bid"), this.book.bestPrice(yes, "ask"))
     if (mid !== null) return mid
     const no = info.sides[1].id
-    const noMid = midOf(this.book.bestBid(no), this.book.bestAsk(no))
+    const noMid = midOf(this.book.bestPrice(no, "bid"), this.book.bestPrice(no, "ask"))
     return noMid === null ? null : round6(1 - noMid)
   }
 

@@ -84,6 +84,8 @@ const sameInfo = (a: MarketInfo, b: MarketInfo): boolean => JSON.stringify(a) ==
 
 export class MarketRegistry {
   private readonly live = new Map<string, LiveEntry>()
+  /** The same live entries by venue, then contract: routing a feed event builds no ref string (hot path). */
+  private readonly liveByVenue = new Map<string, Map<string, LiveEntry>>()
   private readonly retired = new Map<string, MarketRecord>()
   private readonly byEvent = new Map<string, Array<string>>()
   private readonly held: Unlisted<Routable>
@@ -178,6 +180,14 @@ export class MarketRegistry {
   }
 
   private routeKnown(event: Routable): void {
+    if (event._tag !== "MarketListed") {
+      const known = this.liveByVenue.get(event.venue)?.get(event.contract)
+      if (known !== undefined) {
+        const input = this.inputOf(known.info, event)
+        if (input !== null) this.push(known, input)
+        return
+      }
+    }
     const ref = marketRefOf(event.venue, event.contract)
     if (event._tag === "MarketListed") return this.list(ref, event)
     const entry = this.live.get(ref)
@@ -223,7 +233,14 @@ export class MarketRegistry {
     const input = this.options.barsKept === undefined ? start : { ...start, barsKept: this.options.barsKept }
     const actor = createActor(marketMachine, { input, systemId: `market:${ref}` })
     actor.on("*", this.onEmitted)
-    this.live.set(ref, { actor, info: start.record.info, inputs: [] })
+    const entry: LiveEntry = { actor, info: start.record.info, inputs: [] }
+    this.live.set(ref, entry)
+    const { venue, contract } = start.record.info
+    if (marketRefOf(venue, contract) === ref) {
+      let byContract = this.liveByVenue.get(venue)
+      if (byContract === undefined) this.liveByVenue.set(venue, (byContract = new Map()))
+      byContract.set(contract, entry)
+    }
     actor.start()
   }
 
@@ -294,6 +311,8 @@ export class MarketRegistry {
       this.retired.set(due.ref, recordOf(entry.actor.getSnapshot()))
       entry.actor.stop()
       this.live.delete(due.ref)
+      const { venue, contract } = entry.info
+      if (this.liveByVenue.get(venue)?.get(contract) === entry) this.liveByVenue.get(venue)?.delete(contract)
       this.counters.retired++
     }
     if (this.retireHead > 1_024 && this.retireHead * 2 > this.retireQueue.length) {

@@ -36,6 +36,8 @@ export interface KalshiSessionOptions {
   readonly decode?: KalshiDecoder
 }
 
+const NO_REPLIES: ReadonlyArray<string> = Object.freeze([])
+
 const BOOK_TYPES: ReadonlySet<unknown> = new Set(["orderbook_snapshot", "orderbook_delta"])
 /** Command responses repeat the sid's current `seq` (`ok`, `unsubscribed`) rather than advance it. */
 const CONTROL_TYPES: ReadonlySet<unknown> = new Set(["subscribed", "unsubscribed", "ok", "list_subscriptions", "error"])
@@ -91,6 +93,40 @@ export const kalshiSession = (options: KalshiSessionOptions): StreamSession => {
     return requestSnapshots(sid, state, state.markets, replies)
   }
 
+  /** This frame's counts and replies (reset per frame; replies copied out only when there are some). */
+  let resyncs = 0
+  let gaps = 0
+  const replies: Array<string> = []
+  const takeReplies = (): ReadonlyArray<string> => (replies.length === 0 ? NO_REPLIES : replies.splice(0))
+
+  /**
+   * Checks a sequenced frame's `seq`; for a book frame also its sid's trust (a gap untrusts the sid,
+   * a snapshot trusts its market, a delta of an untrusted market asks for its snapshot). True when
+   * the frame's deltas must be dropped.
+   */
+  const sequenced = (type: unknown, sid: number, seq: number, ticker: string | null): boolean => {
+    const gap = tracker.check(sid, seq)._tag === "gap"
+    if (gap) gaps += 1
+    if (!BOOK_TYPES.has(type)) return false
+    const state = bookSid(sid)
+    if (ticker !== null) state.markets.add(ticker)
+    const resyncing = state.awaiting.size > 0
+    if (gap && !(type === "orderbook_snapshot" && resyncing)) {
+      // Missed frames may have touched any market of this sid (a snapshot that answers our
+      // own request re-baselines the sequence instead).
+      if (resyncSid(sid, state, replies)) resyncs += 1
+    }
+    if (ticker === null) return false
+    if (type === "orderbook_snapshot") {
+      state.awaiting.delete(ticker)
+      state.trusted.add(ticker)
+      return false
+    }
+    if (state.trusted.has(ticker)) return false
+    if (requestSnapshots(sid, state, [ticker], replies)) resyncs += 1
+    return true
+  }
+
   return {
     opened: () => {
       nextId = 1
@@ -103,6 +139,9 @@ export const kalshiSession = (options: KalshiSessionOptions): StreamSession => {
       books.clear()
     },
     frame: (text, receivedAt): SessionOutput => {
+      resyncs = 0
+      gaps = 0
+      replies.length = 0
       let frame: unknown
       try {
         frame = JSON.parse(text)
@@ -110,10 +149,6 @@ export const kalshiSession = (options: KalshiSessionOptions): StreamSession => {
         return { ...NOTHING, ...decode(text, receivedAt) } // the decoder names the rejection
       }
       if (!isRecord(frame)) return { ...NOTHING, ...decode(frame, receivedAt) }
-      const replies: Array<string> = []
-      let resyncs = 0
-      let gaps = 0
-      let dropBookEvents = false
       const type = frame["type"]
 
       if (type === "error" && isRecord(frame["msg"]) && frame["msg"]["code"] === 25) {
@@ -122,35 +157,12 @@ export const kalshiSession = (options: KalshiSessionOptions): StreamSession => {
       }
 
       const at = CONTROL_TYPES.has(type) ? null : sequenceOf(frame)
-      const isBook = BOOK_TYPES.has(type)
-      const verdict = at === null ? null : tracker.check(at.sid, at.seq)
-      if (verdict?._tag === "gap") gaps += 1
-      if (at !== null && isBook) {
-        const state = bookSid(at.sid)
-        const ticker = tickerOf(frame)
-        if (ticker !== null) state.markets.add(ticker)
-        const resyncing = state.awaiting.size > 0
-        if (verdict?._tag === "gap" && !(type === "orderbook_snapshot" && resyncing)) {
-          // Missed frames may have touched any market of this sid (a snapshot that answers our
-          // own request re-baselines the sequence instead).
-          if (resyncSid(at.sid, state, replies)) resyncs += 1
-        }
-        if (ticker !== null) {
-          if (type === "orderbook_snapshot") {
-            state.awaiting.delete(ticker)
-            state.trusted.add(ticker)
-          } else if (!state.trusted.has(ticker)) {
-            dropBookEvents = true
-            if (requestSnapshots(at.sid, state, [ticker], replies)) resyncs += 1
-          }
-        }
-      }
-
+      const dropBookEvents = at !== null && sequenced(type, at.sid, at.seq, BOOK_TYPES.has(type) ? tickerOf(frame) : null)
       const decoded = decode(frame, receivedAt)
       const events: ReadonlyArray<FeedEvent> = dropBookEvents
         ? decoded.events.filter((e) => e._tag !== "BookDelta")
         : decoded.events
-      return { events, rejected: decoded.rejected, replies, resyncs, gaps }
+      return { events, rejected: decoded.rejected, replies: takeReplies(), resyncs, gaps }
     },
   }
 }

@@ -46,7 +46,7 @@ export const venueBMarketSession = (options: VenueBMarketSessionOptions): Stream
   frame: (text, receivedAt): SessionOutput => {
     const decoded = decodeVenueB(text, receivedAt)
     const events = options.primary ? decoded.events : decoded.events.filter((e) => !BROADCAST.has(e._tag))
-    return { ...NOTHING, events, rejected: decoded.rejected }
+    return { events, rejected: decoded.rejected, replies: NOTHING.replies, resyncs: 0 }
   },
 })
 
@@ -60,7 +60,7 @@ export const venueBTradesSession = (options: VenueBTradesSessionOptions): Stream
   closed: () => {},
   frame: (text, receivedAt): SessionOutput => {
     const decoded = decodeVenueB(text, receivedAt)
-    return { ...NOTHING, events: decoded.events, rejected: decoded.rejected }
+    return { events: decoded.events, rejected: decoded.rejected, replies: NOTHING.replies, resyncs: 0 }
   },
 })
 
