@@ -9,7 +9,7 @@
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import { startApiFixture } from "../test/support/api-fixture.js"
-import { arg, type LoadOptions, runLoad, summary } from "./support/load.js"
+import { arg, type LoadOptions, runLoad, summary, tokensK } from "./support/load.js"
 
 const requests = arg("requests", 20_000)
 const connections = arg("connections", 200)
@@ -32,7 +32,7 @@ const bare = createServer((_req, res) => {
 await new Promise<void>((resolve) => bare.listen(0, "127.0.0.1", resolve))
 const bareUrl = `http://127.0.0.1:${(bare.address() as AddressInfo).port}`
 
-const base: LoadOptions = { connections, requests, seconds, tokens: keys, path: tradesPath, rate: 0 }
+const base: LoadOptions = { connections, requests, seconds, tokens: tokensK(keys), path: tradesPath, rate: 0 }
 const results: Array<ReturnType<typeof summary>> = []
 // Warm-up of both (JIT, sockets), then the measured runs, each in a fresh minute window of every key.
 await runLoad(bareUrl, { ...base, requests: 2_000, seconds: 3 })

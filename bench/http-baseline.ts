@@ -6,14 +6,14 @@
 import { startServer } from "../test/support/http-server.js"
 import { aPrincipal, memoryKeys } from "../test/support/memory-keys.js"
 import { testOperations } from "../test/support/test-operations.js"
-import { arg, type LoadOptions, runLoad, summary } from "./support/load.js"
+import { arg, type LoadOptions, runLoad, summary, tokensK } from "./support/load.js"
 
 // Each key may make 120 requests a minute; rotate over enough keys that no request is refused.
 const keyCount = (requests: number) => Math.ceil(requests / 100) + 10
 
 const requests = arg("requests", 60_000)
 const keys = keyCount(requests)
-const options: LoadOptions = { connections: arg("connections", 200), requests, seconds: arg("seconds", 15), tokens: keys, rate: 0, path: "/v2/test-things/1" }
+const options: LoadOptions = { connections: arg("connections", 200), requests, seconds: arg("seconds", 15), tokens: tokensK(keys), rate: 0, path: "/v2/test-things/1" }
 const tokens = Object.fromEntries(Array.from({ length: keys }, (_, i) => [`k${i}`, aPrincipal()]))
 const server = await startServer({ operations: testOperations, keys: memoryKeys(tokens) })
 // Warm-up (JIT, sockets), then the measured run.

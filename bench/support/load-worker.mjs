@@ -1,7 +1,9 @@
 // The load generator of the HTTP benches, run in a worker thread so it does not share the server's event
 // loop: keep-alive node:http requests, closed loop (each of `connections` sends its next request when the
 // last answered) or open loop (request i leaves at start + i / rate, whatever the answers before it).
-// Keys rotate over `k0`..`k<tokens-1>`; with `idempotencyPrefix` each request carries its own key.
+// Request n uses key tokens[(firstToken + n) % tokens.length] and body bodies[n % bodies.length]; with
+// `idempotencyPrefix` it carries its own Idempotency-Key. In the open loop a latency counts from the
+// request's scheduled departure, so waiting behind a slow answer is in it.
 import { Agent, request } from "node:http"
 import { parentPort, workerData } from "node:worker_threads"
 
@@ -15,13 +17,13 @@ const load = async (url, options) => {
   let errors = 0
   const started = performance.now()
   const deadline = started + options.seconds * 1000
-  const one = () =>
+  const one = (t0) =>
     new Promise((resolve) => {
       const n = issued++
-      const headers = { authorization: `Bearer k${n % options.tokens}` }
-      if (options.body !== undefined) headers["content-type"] = "application/json"
+      const headers = { authorization: `Bearer ${options.tokens[(options.firstToken + n) % options.tokens.length]}` }
+      const body = options.bodies.length === 0 ? undefined : options.bodies[n % options.bodies.length]
+      if (body !== undefined) headers["content-type"] = "application/json"
       if (options.idempotencyPrefix !== undefined) headers["idempotency-key"] = `${options.idempotencyPrefix}-${n}`
-      const t0 = performance.now()
       const req = request({ agent, host: target.hostname, port: target.port, path: options.path, method: options.method, headers }, (res) => {
         res.resume()
         res.on("end", () => {
@@ -35,19 +37,20 @@ const load = async (url, options) => {
         errors++
         resolve()
       })
-      req.end(options.body)
+      req.end(body)
     })
   if (options.rate > 0) {
     const pending = []
     while (issued < options.requests && performance.now() < deadline) {
-      const wait = started + (issued * 1000) / options.rate - performance.now()
+      const due = started + (issued * 1000) / options.rate
+      const wait = due - performance.now()
       if (wait > 1) await new Promise((r) => setTimeout(r, wait))
-      pending.push(one())
+      pending.push(one(Math.min(due, performance.now()))) // a departure up to 1 ms early counts from itself
     }
     await Promise.all(pending)
   } else {
     const connection = async () => {
-      while (issued < options.requests && performance.now() < deadline) await one()
+      while (issued < options.requests && performance.now() < deadline) await one(performance.now())
     }
     await Promise.all(Array.from({ length: options.connections }, connection))
   }

@@ -9,9 +9,11 @@ export interface LoadOptions {
   readonly rate: number
   readonly path: string
   readonly method?: "GET" | "POST"
-  readonly body?: string
-  /** Bearer keys rotate over `k0`..`k<tokens-1>`. */
-  readonly tokens: number
+  /** Request n sends bodies[n % length] (JSON); none: no body. */
+  readonly bodies?: ReadonlyArray<string>
+  /** Request n uses the Bearer key tokens[(firstToken + n) % length]. */
+  readonly tokens: ReadonlyArray<string>
+  readonly firstToken?: number
   /** Each request gets `Idempotency-Key: <prefix>-<n>`. */
   readonly idempotencyPrefix?: string
 }
@@ -26,10 +28,13 @@ export interface LoadResult {
 
 export const runLoad = (url: string, options: LoadOptions): Promise<LoadResult> =>
   new Promise((resolve, reject) => {
-    const worker = new Worker(new URL("./load-worker.mjs", import.meta.url), { workerData: { url, options: { method: "GET", ...options } } })
+    const worker = new Worker(new URL("./load-worker.mjs", import.meta.url), { workerData: { url, options: { method: "GET", bodies: [], firstToken: 0, ...options } } })
     worker.once("message", (r: LoadResult) => void worker.terminate().then(() => resolve(r)))
     worker.once("error", reject)
   })
+
+/** `k0`..`k<n-1>`: the tokens of the benches' in-memory keys. */
+export const tokensK = (n: number): Array<string> => Array.from({ length: n }, (_, i) => `k${i}`)
 
 /** `arg("rate", 1000)` reads `--rate N` from the command line. */
 export const arg = (name: string, fallback: number): number => {

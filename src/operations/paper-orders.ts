@@ -24,7 +24,7 @@ import { walkBuy, walkSell } from "../domain/fill.js"
 import { MAX_IDEMPOTENCY_KEY, optionalKey, STRICT } from "../domain/limits.js"
 import type { MarketInfo, MarketSide } from "../domain/market-events.js"
 import { type PaperBuy, PaperOrder, PaperOrderRequest, type PaperSell } from "../domain/paper.js"
-import { PaperStore, type StoredOrder } from "../store/paper.js"
+import type { StoredOrder } from "../store/paper.js"
 import { operation } from "./operation.js"
 
 /** The Idempotency-Key: 1 to 200 characters. */
@@ -150,8 +150,7 @@ export const placePaperOrder = operation({
     const hash = requestHashOf(order)
     const place = Effect.gen(function* () {
       if (key !== null) {
-        const now = yield* DateTime.now
-        const stored = yield* PaperStore.findKey(accountId, key, DateTime.toEpochMillis(now))
+        const stored = yield* accounts.storedKey(accountId, key)
         if (stored !== null) return yield* replay(stored, hash, ctx.setHeader)
       }
       const info = yield* contractOf(order.market)
@@ -164,8 +163,7 @@ export const placePaperOrder = operation({
       const committed = yield* accounts.commit(accountId, prepare(markets, info, side, order, key, hash))
       if (committed !== null) return paperOrderOf(committed.order)
       // Another node placed this key first: answer with its order.
-      const now = yield* DateTime.now
-      const stored = key === null ? null : yield* PaperStore.findKey(accountId, key, DateTime.toEpochMillis(now))
+      const stored = key === null ? null : yield* accounts.storedKey(accountId, key)
       return stored === null ? yield* Effect.dieMessage("paper order neither recorded nor replayable") : yield* replay(stored, hash, ctx.setHeader)
     })
     if (key === null) return yield* place

@@ -1,6 +1,7 @@
 // A paper-trading server for tests and the bench: the two paper operations on the HTTP door, over a
 // real MarketRegistry fed by builder events (so books, statuses and settlements are the actors' own),
-// the real accounts layer, and the suite's database. In-memory keys; counters in process.
+// the real accounts layer, and the suite's database. In-memory keys (or, with `keys: "store"`, the
+// stored keys of KeysLive, made with `createKey`); counters in process.
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer, ManagedRuntime, PubSub } from "effect"
 import { Accounts, makeAccountsLayer } from "../../src/actors/accounts/registry.js"
@@ -11,10 +12,13 @@ import type { MarketEvent } from "../../src/domain/market-events.js"
 import type { Principal } from "../../src/domain/principal.js"
 import { makeHttpServer, serverUrl } from "../../src/http/server.js"
 import { Health } from "../../src/operations/health.js"
+import type { Operation } from "../../src/operations/operation.js"
 import { CursorKey } from "../../src/operations/paging.js"
 import { getPaperAccount } from "../../src/operations/paper.js"
 import { placePaperOrder } from "../../src/operations/paper-orders.js"
 import { Counters } from "../../src/store/counters.js"
+import { Keys } from "../../src/store/keys.js"
+import { KeysLive } from "../../src/store/keys-live.js"
 import { TestDb } from "../support/db.js"
 import { memoryKeys } from "../support/memory-keys.js"
 
@@ -25,6 +29,8 @@ export interface PaperServer {
   readonly sql: <A extends object>(query: (sql: SqlClient.SqlClient) => Effect.Effect<ReadonlyArray<A>, unknown>) => Promise<ReadonlyArray<A>>
   /** A new server on the same database and markets (a restart: accounts rebuilt from the store). */
   readonly restart: () => Promise<PaperServer>
+  /** A key stored in the database for the account named `account` (with `keys: "store"`). */
+  readonly createKey: (account: string) => Promise<string>
   /** Runs an effect with the server's Accounts (bots' fills, in-progress marks). */
   readonly accounts: <A>(f: (accounts: Accounts["Type"]) => Effect.Effect<A> | A) => Promise<A>
   readonly close: () => Promise<void>
@@ -32,7 +38,12 @@ export interface PaperServer {
 
 export const startPaperServer = async (
   tokens: Readonly<Record<string, Principal>>,
-  options: { readonly counters?: Layer.Layer<Counters> } = {},
+  options: {
+    readonly counters?: Layer.Layer<Counters>
+    readonly keys?: "memory" | "store"
+    /** More operations on the same door, needing nothing (the bench's door-only route). */
+    readonly operations?: ReadonlyArray<Operation<any, any, never>>
+  } = {},
 ): Promise<PaperServer> => {
   const dbRuntime = ManagedRuntime.make(TestDb)
   const db = await dbRuntime.runtime()
@@ -43,9 +54,9 @@ export const startPaperServer = async (
   let current: ManagedRuntime.ManagedRuntime<unknown, unknown> | undefined
 
   const serve = async (): Promise<PaperServer> => {
-    const layer = makeHttpServer([placePaperOrder, getPaperAccount], { port: 0, host: "127.0.0.1" }).pipe(
+    const layer = makeHttpServer([placePaperOrder, getPaperAccount, ...(options.operations ?? [])], { port: 0, host: "127.0.0.1" }).pipe(
       Layer.provideMerge(makeAccountsLayer()),
-      Layer.provide([memoryKeys(tokens), options.counters ?? Counters.memory, Health.layer, CursorKey.layer("paper-cursor-secret")]),
+      Layer.provide([options.keys === "store" ? KeysLive : memoryKeys(tokens), options.counters ?? Counters.memory, Health.layer, CursorKey.layer("paper-cursor-secret")]),
       Layer.provide(shared),
     )
     const runtime = ManagedRuntime.make(layer)
@@ -58,6 +69,11 @@ export const startPaperServer = async (
         const out = f(a)
         return Effect.isEffect(out) ? out : Effect.succeed(out)
       })),
+      createKey: (account) =>
+        Effect.runPromise(Effect.flatMap(Keys, (keys) => keys.create({ account, scopes: ["read", "write"], subscription: true })).pipe(
+          Effect.map((created) => created.key),
+          Effect.provide(KeysLive.pipe(Layer.provide(dbLayer))),
+        )),
       sql: (query) => Effect.runPromise(Effect.flatMap(SqlClient.SqlClient, (sql) => query(sql)).pipe(Effect.provide(dbLayer), Effect.orDie)),
       restart: async () => {
         await runtime.dispose()

@@ -4,6 +4,7 @@
 // market does not.
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { healthy, startService, waitFor, type Service } from "../support/service.js"
+import { deepen as deepenOn, inject as injectOn, openContracts, type SimContract } from "../support/sim-control.js"
 import { openSse, type SseClient } from "./stream-server.js"
 
 let service: Service | undefined
@@ -23,36 +24,14 @@ afterAll(async () => {
   await service?.stop()
 })
 
-interface SimContract {
-  readonly ref: string
-  readonly venue: string
-  readonly status: string
-  readonly event: unknown
-}
 
-/** Deep Yes asks at 0.50, so an injected buy fills in full whatever the simulator's book held. */
-const deepen = async (market: string) => {
-  const response = await fetch(`${sim}/control/markets/${encodeURIComponent(market)}/book`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ outcome: "yes", bids: [{ price: 0.49, size: 1_000_000 }], asks: [{ price: 0.5, size: 1_000_000 }] }),
-  })
-  expect(response.status, await response.clone().text()).toBe(200)
-}
 
-const inject = async (market: string, usd: number, trader: string) => {
-  const response = await fetch(`${sim}/control/trades`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ market, outcome: "yes", action: "buy", usd, price: 0.99, trader }),
-  })
-  expect(response.status, await response.clone().text()).toBe(200)
-}
+const deepen = (market: string) => deepenOn(sim, market)
+const inject = (market: string, usd: number, trader: string) => injectOn(sim, market, usd, trader)
 
 describe("the stream of the running service", () => {
   it("delivers an injected whale trade on its market with the listing's id and shape, and not one on another market", async () => {
-    const markets = ((await (await fetch(`${sim}/control/markets`)).json()) as { data: Array<SimContract> }).data
-      .filter((c) => c.venue === "venue_a" && c.status === "open" && c.event === null)
+    const markets = await openContracts(sim, "venue_a")
     const [target, other] = markets as [SimContract, SimContract]
     expect(other).toBeDefined()
     const client = await openSse(`${base}/v2/stream?channels=trades&market=${encodeURIComponent(target.ref)}&minUsd=40000`, key)
@@ -77,8 +56,7 @@ describe("the stream of the running service", () => {
   }, 60_000)
 
   it("a client that reconnects gets what it missed from GET /v2/trades with since = its last frame's time", async () => {
-    const markets = ((await (await fetch(`${sim}/control/markets`)).json()) as { data: Array<SimContract> }).data
-      .filter((c) => c.venue === "venue_a" && c.status === "open" && c.event === null)
+    const markets = await openContracts(sim, "venue_a")
     const target = markets[2] as SimContract
     const client = await openSse(`${base}/v2/stream?channels=trades&market=${encodeURIComponent(target.ref)}&minUsd=40000`, key)
     clients.push(client)

@@ -12,14 +12,14 @@
 //
 // Bots record their fills with `recordBotFill` and read their holdings with `botHoldings`.
 import { createHash } from "node:crypto"
-import type { SqlClient } from "@effect/sql"
+import { SqlClient } from "@effect/sql"
 import { Clock, Context, Deferred, Duration, Effect, Exit, Layer, PubSub, Queue, Schedule } from "effect"
 import { type Actor, createActor } from "xstate"
 import type { ApiError } from "../../domain/errors.js"
 import type { Fill } from "../../domain/fill.js"
 import type { MarketInfo } from "../../domain/market-events.js"
 import type { MarketObject } from "../../domain/market-object.js"
-import { PaperStore, type StoredOrder } from "../../store/paper.js"
+import { PaperStore, type StoredKey, type StoredOrder } from "../../store/paper.js"
 import { MarketBus, Markets, type MarketsService } from "../markets/market-bus.js"
 import {
   type AccountContext, accountMachine, applyFill, applySettlement, type BotTag, emptyAccount, type Holding, type RecordedFill,
@@ -66,6 +66,11 @@ export interface BotFill {
   /** Side `name`. */
   readonly outcome: string
   readonly fill: Fill
+  /**
+   * When the bot filled (epoch ms, feed time), so the holding opens when the bot's trade did; without
+   * it, when the account records the fill.
+   */
+  readonly at?: number
 }
 
 export interface AccountsService {
@@ -92,14 +97,37 @@ export interface AccountsService {
    */
   readonly claim: (accountId: string, key: string) => boolean
   readonly release: (accountId: string, key: string) => void
+  /**
+   * The idempotency key's first result, when it is held and younger than 24 hours. Every lookup waiting
+   * at that moment is one statement (like the group commit).
+   */
+  readonly storedKey: (accountId: string, key: string) => Effect.Effect<StoredKey | null>
 }
 
 export class Accounts extends Context.Tag("whalewatch/Accounts")<Accounts, AccountsService>() {}
 
-interface Pending {
-  readonly order: StoredOrder
-  readonly done: Deferred.Deferred<boolean>
-}
+/**
+ * One fiber answers every call waiting at that moment with one `run` over all of them (outputs in the
+ * inputs' order), at most `max` at a time: the group commit, and the batched key lookups.
+ */
+const batched = <I, O>(max: number, run: (inputs: ReadonlyArray<I>) => Effect.Effect<ReadonlyArray<O>>) =>
+  Effect.gen(function* () {
+    const queue = yield* Queue.unbounded<{ readonly input: I; readonly done: Deferred.Deferred<O> }>()
+    yield* Effect.forkScoped(Effect.forever(
+      Effect.gen(function* () {
+        const batch = [...(yield* Queue.takeBetween(queue, 1, max))]
+        const exit = yield* Effect.exit(run(batch.map((p) => p.input)))
+        for (const [i, p] of batch.entries()) {
+          yield* Exit.match(exit, {
+            onFailure: (cause) => Deferred.failCause(p.done, cause),
+            onSuccess: (outputs) => Deferred.succeed(p.done, outputs[i] as O),
+          })
+        }
+      }),
+    ))
+    return (input: I): Effect.Effect<O> =>
+      Effect.flatMap(Deferred.make<O>(), (done) => Effect.zipRight(Queue.offer(queue, { input, done }), Deferred.await(done)))
+  })
 
 /** The live accounts: actors, the ref → accounts index for settlements, the write queue. */
 class AccountRegistry {
@@ -227,38 +255,31 @@ export const makeAccountsLayer = (options: AccountsOptions = {}): Layer.Layer<Ac
           })),
       ))
 
-      // Group commit: every order waiting is written in one statement.
-      const queue = yield* Queue.unbounded<Pending>()
+      const sql = yield* SqlClient.SqlClient
       const batchRows = options.batchRows ?? 500
-      yield* Effect.forkScoped(Effect.forever(
-        Effect.gen(function* () {
-          const batch = [...(yield* Queue.takeBetween(queue, 1, batchRows))]
-          const now = yield* Clock.currentTimeMillis
-          const exit = yield* Effect.exit(PaperStore.record(batch.map((p) => p.order), now))
-          for (const p of batch) {
-            yield* Exit.match(exit, {
-              onFailure: (cause) => Deferred.failCause(p.done, cause),
-              onSuccess: (stored) => Deferred.succeed(p.done, stored.has(p.order.id)),
-            })
-          }
-        }),
-      ))
+      // Group commit: every order waiting is written in one statement; true for each one recorded.
+      const write = yield* batched(batchRows, (orders: ReadonlyArray<StoredOrder>) =>
+        Effect.flatMap(Clock.currentTimeMillis, (now) => PaperStore.record(orders, now)).pipe(
+          Effect.map((stored) => orders.map((o) => stored.has(o.id))),
+          Effect.provideService(SqlClient.SqlClient, sql),
+        ))
+      const storedKey = yield* batched(batchRows, (wanted: ReadonlyArray<{ readonly accountId: string; readonly key: string }>) =>
+        Effect.flatMap(Clock.currentTimeMillis, (now) => PaperStore.findKeys(wanted, now)).pipe(
+          Effect.provideService(SqlClient.SqlClient, sql),
+        ))
       // Keys are kept 24 hours.
       yield* Effect.forkScoped(Effect.repeat(
         Effect.flatMap(Clock.currentTimeMillis, PaperStore.purgeKeys),
         Schedule.spaced(Duration.hours(1)),
       ))
 
-      const write = (order: StoredOrder): Effect.Effect<boolean> =>
-        Effect.flatMap(Deferred.make<boolean>(), (done) =>
-          Effect.zipRight(Queue.offer(queue, { order, done }), Deferred.await(done)))
-
       const commit = <E extends ApiError>(
         accountId: string,
         prepare: (context: AccountContext) => Exit.Exit<PreparedOrder, E>,
+        at?: number,
       ): Effect.Effect<CommittedOrder | null, E> =>
         Effect.gen(function* () {
-          const filledAt = yield* Clock.currentTimeMillis
+          const filledAt = at ?? (yield* Clock.currentTimeMillis)
           // One synchronous step: read the account, prepare, apply.
           const applied = yield* Effect.suspend(() => {
             const context = registry.context(accountId)
@@ -301,12 +322,13 @@ export const makeAccountsLayer = (options: AccountsOptions = {}): Layer.Layer<Ac
               ref: f.market, market: marketObjectOf(info), outcome: f.outcome, action: f.fill.action, fill: f.fill,
               source: "bot", bot: f.bot, idempotencyKey: null, requestHash: null, response: () => null,
             })
-          }).pipe(Effect.flatMap((c) => (c === null ? Effect.dieMessage("recordBotFill: not recorded") : Effect.succeed(c)))),
+          }, f.at).pipe(Effect.flatMap((c) => (c === null ? Effect.dieMessage("recordBotFill: not recorded") : Effect.succeed(c)))),
         botHoldings: (accountId, botId) =>
           Object.values(registry.context(accountId).holdings).filter((h) => h.source === "bot" && h.bot?.id === botId),
         priceOf: (h) => registry.priceOf(h),
         claim: (accountId, key) => registry.claim(accountId, key),
         release: (accountId, key) => registry.release(accountId, key),
+        storedKey: (accountId, key) => storedKey({ accountId, key }),
       }
       return service
     }),

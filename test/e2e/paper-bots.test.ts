@@ -1,0 +1,139 @@
+// Bot fills in the paper account, through the whole service (`bin/whalewatch.js serve`, embedded
+// defaults, in-process simulator): a trader bot and a signal bot on one whale, a whale buy injected
+// through the simulator's control API, and GET /v2/paper shows each bot's fill as its own position,
+// `source: "bot"` with the bot's `{ id, name }`, beside (not mixed into) the hand holdings; the order
+// list (`include=orders`) stays hand orders only, and the totals count the bots' holdings (spec: Paper
+// trading, GET /v2/paper "hand-placed and bot positions together"; Paper position).
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { healthy, startService, waitFor, type Service } from "../support/service.js"
+import { deepen as deepenOn, inject as injectOn, openContracts, type SimContract } from "../support/sim-control.js"
+
+let service: Service | undefined
+let base = ""
+let sim = ""
+let key = ""
+
+beforeAll(async () => {
+  service = await startService({ prefix: "whalewatch-paper-bots-e2e-", env: { HISTORY_DAYS: "1" } })
+  ;({ base, sim, key } = service)
+  await healthy(service, 120_000)
+}, 240_000)
+
+afterAll(async () => {
+  await service?.stop()
+})
+
+
+const headers = () => ({ authorization: `Bearer ${key}`, "content-type": "application/json" })
+
+const api = async (method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> => {
+  const response = await fetch(`${base}${path}`, { method, headers: headers(), ...(body === undefined ? {} : { body: JSON.stringify(body) }) })
+  return { status: response.status, body: await response.json() }
+}
+
+
+const round6 = (x: number) => Math.round(x * 1e6) / 1e6
+
+/** Polls about once a second: every probe counts against the demo key's 120 requests a minute. */
+const slowly = <A>(probe: () => Promise<A | undefined>) => async (): Promise<A | undefined> => {
+  await new Promise((resolve) => setTimeout(resolve, 800))
+  return probe()
+}
+
+const deepen = (market: string) => deepenOn(sim, market)
+const inject = (market: string, usd: number, trader: string) => injectOn(sim, market, usd, trader)
+
+describe("bot fills in GET /v2/paper", () => {
+  it("a trader bot's and a signal bot's fills are bot positions with the bot's id and name; orders stay hand only", async () => {
+    const markets = await openContracts(sim, "venue_a")
+    const [first, target] = markets as [SimContract, SimContract]
+    expect(target).toBeDefined()
+    const whale = "venue_a:e2e_paper_whale"
+
+    // The whale's first buy makes it a known trader (a trader bot needs one); no bot exists yet.
+    await deepen(first.ref)
+    await inject(first.ref, 60_000, "e2e_paper_whale")
+    await waitFor("the whale as a known trader", slowly(async () => {
+      const r = await fetch(`${base}/v2/traders/${encodeURIComponent(whale)}`, { headers: headers() })
+      await r.arrayBuffer()
+      return r.status === 200 ? true : undefined
+    }), 30_000)
+
+    const empty = await api("GET", "/v2/paper?status=all&include=orders")
+    expect(empty.status).toBe(200)
+    expect(empty.body.data.positions.data).toEqual([])
+    expect(empty.body.data.orders.data).toEqual([])
+
+    const traderBot = await api("POST", "/v2/bots", { trigger: { trader: whale }, sizing: { usd: 50 } })
+    expect(traderBot.status, JSON.stringify(traderBot.body)).toBe(201)
+    const signalBot = await api("POST", "/v2/bots", { trigger: { signal: { traders: [whale] } }, name: "e2e whale copier", sizing: { usd: 40 } })
+    expect(signalBot.status, JSON.stringify(signalBot.body)).toBe(201)
+    const bots = [traderBot.body.data, signalBot.body.data] as Array<{ id: string; name: string; kind: string }>
+    expect(bots.map((b) => b.kind)).toEqual(["trader", "signal"])
+
+    // The buy both bots copy.
+    await deepen(target.ref)
+    await inject(target.ref, 60_000, "e2e_paper_whale")
+    const account = await waitFor("both bots' fills in GET /v2/paper", slowly(async () => {
+      const r = await api("GET", "/v2/paper?status=all&include=orders")
+      return r.status === 200 && r.body.data.positions.data.length === 2 ? r.body.data : undefined
+    }), 30_000)
+
+    // Each bot's own record of its trade: the position must be that trade.
+    const tradesOf = async (id: string) => {
+      const r = await api("GET", `/v2/bots/${encodeURIComponent(id)}?include=trades`)
+      expect(r.status).toBe(200)
+      return r.body.data.trades.data as Array<any>
+    }
+    const positions = account.positions.data as Array<any>
+    for (const bot of bots) {
+      const [trade, ...more] = await tradesOf(bot.id)
+      expect(more).toEqual([])
+      const position = positions.find((p) => p.bot?.id === bot.id)
+      expect(position, `no position of ${bot.id} in ${JSON.stringify(positions)}`).toBeDefined()
+      expect(Object.keys(position).sort()).toEqual([
+        "bot", "contracts", "cost", "entryPrice", "market", "openedAt", "outcome", "price", "profit", "result", "settledAt",
+        "source", "status", "value",
+      ])
+      expect(position).toMatchObject({
+        market: { ref: target.ref, contract: target.ref },
+        outcome: trade.outcome,
+        contracts: trade.contracts,
+        entryPrice: trade.entryPrice,
+        status: "open",
+        result: null,
+        source: "bot",
+        bot: { id: bot.id, name: bot.name },
+        settledAt: null,
+      })
+      // openedAt is when the account recorded the fill: the bot's own trade time, or the moment the
+      // bots' flush handed the fill to the account (bots record it a flush later, without its time).
+      expect(position.openedAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/)
+      expect(Date.parse(position.openedAt)).toBeGreaterThanOrEqual(Date.parse(trade.openedAt))
+      expect(trade.market.ref).toBe(target.ref)
+      expect(position.contracts).toBeGreaterThan(0)
+      // cost = contracts × entryPrice (fee included); value and profit at the side's current price.
+      expect(position.cost).toBeCloseTo(position.contracts * position.entryPrice, 4)
+      expect(position.cost).toBeLessThanOrEqual(bot.kind === "trader" ? 50 : 40)
+      if (position.price === null) {
+        expect(position.value).toBeNull()
+        expect(position.profit).toBeNull()
+      } else {
+        expect(position.value).toBe(round6(position.contracts * position.price))
+        expect(position.profit).toBe(round6(position.value - position.cost))
+      }
+    }
+
+    // Filters see them as bot holdings; none is a hand holding, and no order is a bot's.
+    expect((await api("GET", "/v2/paper?source=hand")).body.data.positions.data).toEqual([])
+    const bySource = (await api("GET", "/v2/paper?source=bot")).body.data.positions.data as Array<any>
+    expect(bySource.map((p) => p.bot.id).sort()).toEqual(bots.map((b) => b.id).sort())
+    for (const bot of bots) {
+      const only = (await api("GET", `/v2/paper?bot=${encodeURIComponent(bot.id)}`)).body.data.positions.data as Array<any>
+      expect(only.map((p) => p.bot.id)).toEqual([bot.id])
+    }
+    expect(account.orders.data).toEqual([])
+    // Totals count the bots' open holdings.
+    expect(account.totals.openUsd).toBeCloseTo(positions.reduce((n, p) => n + p.cost, 0), 5)
+  }, 120_000)
+})

@@ -1,0 +1,35 @@
+// The simulator's control API as the end-to-end tests drive it: its open single-contract markets, a deep
+// book on one, and an injected trade.
+import { expect } from "vitest"
+
+export interface SimContract {
+  readonly ref: string
+  readonly venue: string
+  readonly status: string
+  readonly event: unknown
+}
+
+/** Open single-contract markets of a venue, in the simulator's order. */
+export const openContracts = async (sim: string, venue: string): Promise<Array<SimContract>> =>
+  ((await (await fetch(`${sim}/control/markets`)).json()) as { data: Array<SimContract> }).data
+    .filter((c) => c.venue === venue && c.status === "open" && c.event === null)
+
+/** Deep Yes asks at 0.50 (bids at 0.49), so an injected buy, and any copy of it, fills in full whatever the book held. */
+export const deepen = async (sim: string, market: string): Promise<void> => {
+  const response = await fetch(`${sim}/control/markets/${encodeURIComponent(market)}/book`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ outcome: "yes", bids: [{ price: 0.49, size: 1_000_000 }], asks: [{ price: 0.5, size: 1_000_000 }] }),
+  })
+  expect(response.status, await response.clone().text()).toBe(200)
+}
+
+/** A Yes buy of `usd` by `trader` (limit 0.99), printed by the simulator on its feeds. */
+export const inject = async (sim: string, market: string, usd: number, trader: string): Promise<void> => {
+  const response = await fetch(`${sim}/control/trades`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ market, outcome: "yes", action: "buy", usd, price: 0.99, trader }),
+  })
+  expect(response.status, await response.clone().text()).toBe(200)
+}
