@@ -12,7 +12,7 @@
 import type { SqlClient } from "@effect/sql"
 import { Clock, Context, Duration, Effect, Layer, PubSub, Queue, Ref, Runtime, Schedule } from "effect"
 import { MarketRegistry } from "../actors/markets/registry.js"
-import { MarketBus } from "../actors/markets/market-bus.js"
+import { MarketBus, Markets } from "../actors/markets/market-bus.js"
 import { AppConfig } from "../config.js"
 import type { Category, Kind, Venue } from "../domain/enums.js"
 import type { MarketEvent } from "../domain/market-events.js"
@@ -73,12 +73,13 @@ const describe = (state: BackfillState): string => {
   }
 }
 
-export const makeIntelLayer = (options: IntelLiveOptions = {}): Layer.Layer<Intel, never, MarketBus | IntelBus | SqlClient.SqlClient | Health | VenueFeeds> =>
+export const makeIntelLayer = (options: IntelLiveOptions = {}): Layer.Layer<Intel, never, MarketBus | Markets | IntelBus | SqlClient.SqlClient | Health | VenueFeeds> =>
   Layer.scoped(
     Intel,
     Effect.gen(function* () {
       const config = yield* Effect.orDie(AppConfig)
       const feeds = yield* VenueFeeds
+      const markets = yield* Markets
       const health = yield* Health
       const runtime = yield* Effect.runtime<SqlClient.SqlClient>()
       const pipeline = new IntelPipeline()
@@ -119,9 +120,13 @@ export const makeIntelLayer = (options: IntelLiveOptions = {}): Layer.Layer<Inte
         const stored = yield* Effect.orDie(backfilledUntil)
         const since = (venue: Venue) => Math.max(stored.get(venue) ?? -Infinity, until - config.historyDays * DAY_MS)
         const registry = new MarketRegistry((event) => pipeline.apply(event))
+        // The live actors never see history's trades: they take its last ones where newer than theirs,
+        // so the current price agrees with the stored record (and stays the same across a restart).
         const persist = (): Promise<void> => Runtime.runPromise(runtime)(Effect.gen(function* () {
           yield* flush
-          yield* Effect.orDie(MarketStore.upsert(registry.drainChanges()))
+          const records = registry.drainChanges()
+          yield* Effect.orDie(MarketStore.upsert(records))
+          markets.adoptHistory(records)
         }))
         let rows = 0
         yield* Ref.set(state, { _tag: "running", progress: feeds.venues.map((venue) => ({ venue, share: 0, at: since(venue) })) })
@@ -180,5 +185,5 @@ export const makeIntelLayer = (options: IntelLiveOptions = {}): Layer.Layer<Inte
     }),
   )
 
-/** Intel of a running service: needs MarketBus (fed by MarketsLive), SqlClient, Health and VenueFeeds. */
+/** Intel of a running service: needs MarketBus and Markets (MarketsLive), SqlClient, Health and VenueFeeds. */
 export const IntelLive = makeIntelLayer()

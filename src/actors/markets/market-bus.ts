@@ -40,6 +40,8 @@ export interface MarketsService {
   readonly feedTime: () => number
   /** Counts: spawned, retired, sends, held and dropped events, join outcomes… */
   readonly stats: () => RegistryStats
+  /** Takes a history backfill's last trades where newer than the live actors' (MarketRegistry.adoptHistory). */
+  readonly adoptHistory: (records: Iterable<MarketRecord>) => void
 }
 
 export class Markets extends Context.Tag("whalewatch/Markets")<Markets, MarketsService>() {
@@ -63,6 +65,7 @@ export const marketsOf = (registry: MarketRegistry): MarketsService => ({
   refs: () => registry.refs(),
   feedTime: () => registry.feedTime(),
   stats: () => registry.stats(),
+  adoptHistory: (records) => registry.adoptHistory(records),
 })
 
 export interface MarketsOptions extends RegistryOptions {

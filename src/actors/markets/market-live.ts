@@ -116,6 +116,18 @@ export class MarketLive {
     return noMid === null ? null : round6(1 - noMid)
   }
 
+  /**
+   * The last trade a history backfill saw (by another registry), when newer than this one's: it
+   * becomes the last trade and the current price, as if this actor had seen it. True when it was taken.
+   */
+  adoptLastTrade(price: number, at: number): boolean {
+    if (this.lastTradeAt !== null && this.lastTradeAt >= at) return false
+    this.lastPrice = price
+    this.lastTradeAt = at
+    this.yesPrice = price
+    return true
+  }
+
   /** A price from a source other than a trade; only used while no trade has been seen. */
   private fallback(ref: string, ts: number, price: number | null, out: Array<MarketEvent>): void {
     if (this.lastTradeAt !== null || price === null || price === this.yesPrice) return

@@ -41,6 +41,24 @@ describe("MarketRegistry", () => {
     expect(registry.yesPrice("venue_a:C2")).toBe(0.35)
   })
 
+  it("takes a history backfill's last trade where newer than its own, and keeps its own where newer", () => {
+    const out = collector()
+    const registry = new MarketRegistry(out.sink)
+    const history = new MarketRegistry(collector().sink)
+    registry.deliver([aListing({ contract: "C1" }), aListing({ contract: "C2" })])
+    registry.deliver([aSnapshot({ contract: "C1", t: 10, bids: [[0.3, 1]], asks: [[0.4, 1]] }), aPrint({ contract: "C2", t: 50, price: 0.6 })])
+    registry.drainChanges()
+    history.deliver([aListing({ contract: "C1" }), aListing({ contract: "C2" }), aListing({ contract: "C3" })])
+    history.deliver([aPrint({ contract: "C1", t: 20, price: 0.02 }), aPrint({ contract: "C2", t: 40, price: 0.9 }), aPrint({ contract: "C3", t: 20, price: 0.5 })])
+    expect(registry.yesPrice("venue_a:C1")).toBe(0.35)
+    registry.adoptHistory(history.drainChanges())
+    expect(registry.yesPrice("venue_a:C1")).toBe(0.02)
+    expect(registry.record("venue_a:C1")).toMatchObject({ lastPrice: 0.02, lastTradeAt: 20 })
+    expect(registry.yesPrice("venue_a:C2")).toBe(0.6)
+    expect(registry.record("venue_a:C3")).toBeNull()
+    expect(registry.drainChanges().map((r) => r.info.ref)).toEqual(["venue_a:C1"])
+  })
+
   it("resolves trades and settlements to sides; unknown outcomes and winners are counted and ignored", () => {
     const out = collector()
     const registry = new MarketRegistry(out.sink)

@@ -437,6 +437,20 @@ export class MarketRegistry {
     return { ...this.counters, unlisted: { ...this.held.counters }, join: { ...this.join.counters } }
   }
 
+  /**
+   * Takes each record's last trade (a history backfill's, made by another registry) where it is newer
+   * than what the live actor has seen, so the current price and the stored record agree with history.
+   */
+  adoptHistory(records: Iterable<MarketRecord>): void {
+    for (const record of records) {
+      if (record.lastPrice === null || record.lastTradeAt === null) continue
+      const entry = this.live.get(record.info.ref)
+      if (entry === undefined) continue
+      const snapshot = entry.actor.getSnapshot()
+      if (snapshot.context.live.adoptLastTrade(record.lastPrice, record.lastTradeAt)) this.dirty.add(record.info.ref)
+    }
+  }
+
   /** Marks refs changed again (a write that failed). */
   markChanged(refs: Iterable<string>): void {
     for (const ref of refs) this.dirty.add(ref)
