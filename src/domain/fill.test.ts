@@ -100,6 +100,40 @@ describe("walkSell", () => {
   })
 })
 
+describe("walkBuy search", () => {
+  // The fill is the largest step count whose Σ price × size + fee fits the budget: checked against a
+  // step-by-step count on small books (every step's total formed independently, in micro units).
+  const microOf = (x: number): bigint => BigInt(Math.round(x * 1e6))
+  const totalOf = (asks: ReadonlyArray<{ price: number; size: number }>, steps: number, schedule: { venue: "venue_a" | "venue_b" | "venue_b_us" | "venue_d"; feeRate: number | null }): bigint => {
+    let left = BigInt(steps) * 10_000n
+    const contracts = left
+    let gross = 0n
+    for (const a of asks) {
+      const take = microOf(a.size) < left ? microOf(a.size) : left
+      gross += microOf(a.price) * take
+      left -= take
+    }
+    const vwap = Number((gross * 2n + contracts) / (contracts * 2n)) / 1e6
+    const fee = schedule.venue === "venue_b" ? takerFee("venue_b", Number(contracts) / 1e6, vwap, schedule.feeRate ?? 0) : takerFee(schedule.venue, Number(contracts) / 1e6, vwap)
+    return gross + BigInt(Math.round(fee * 1e5)) * 10_000_000n
+  }
+  it("fills the most steps that fit, as counting step by step does", () => {
+    const books = [levels([0.01, 3], [0.02, 5]), levels([0.49, 2.5], [0.5, 7.333333], [0.97, 4]), levels([0.995, 9])]
+    const schedules = [KALSHI, FREE, { venue: "venue_b", feeRate: 0.05 }, { venue: "venue_b_us", feeRate: null }] as const
+    for (const asks of books) {
+      for (const schedule of schedules) {
+        for (const usd of [0.013, 0.05, 0.37, 1, 2.5, 7.77, 12, 100]) {
+          const depthSteps = Math.floor(asks.reduce((n, a) => n + a.size, 0) * 100 + 1e-9)
+          let steps = 0
+          while (steps < depthSteps && totalOf(asks, steps + 1, schedule) <= microOf(usd) * 1_000_000n) steps++
+          const fill = walkBuy(asks, { usd }, schedule)
+          expect(fill._tag === "Filled" ? Math.round(fill.contracts * 100) : 0).toBe(steps)
+        }
+      }
+    }
+  })
+})
+
 describe("walk", () => {
   it("picks asks for a buy and bids for a sale", () => {
     const side = { bids: levels([0.4, 10]), asks: levels([0.6, 10]) }

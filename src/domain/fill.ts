@@ -10,7 +10,9 @@
 // - `usd` on a buy is the whole budget, fee included: the fill is the largest number of contracts, in
 //   steps of CONTRACT_STEP, whose Σ price × size plus fee is at most `usd` (cost ≤ usd always). Total
 //   cost grows with every step taken (shown in the README), so the largest fitting size is found by
-//   bisection.
+//   search: Σ price × size alone bounds it from above exactly (level by level), the fee's share is
+//   estimated from there, and a gallop then a bisection around the estimate settle it with exact totals
+//   (a few evaluations instead of a bisection over the whole depth).
 // - The fee is `takerFee(venue, contracts, vwap)` on the whole fill (vwap = Σ price × size / contracts,
 //   read to 6 decimals by fees.ts), rounded once as the venue rounds; on a sale it never exceeds the
 //   proceeds before fee (a tiny sale cannot owe money).
@@ -87,9 +89,12 @@ const M = 1_000_000n
 const STEP = 10_000n // CONTRACT_STEP in micro-contracts
 
 const micro = (x: number): bigint => BigInt(Math.round(x * 1e6))
+const SAFE = BigInt(Number.MAX_SAFE_INTEGER)
 
 /** The nearest double to `n × 10^-scale`, through its decimal text (one rounding, not two). */
 const toNumber = (n: bigint, scale: number): number => {
+  // Both operands exact doubles: one IEEE division is the correctly rounded quotient, the same double.
+  if (n < SAFE && n > -SAFE && scale <= 22) return Number(n) / 10 ** scale
   const negative = n < 0n
   const digits = (negative ? -n : n).toString().padStart(scale + 1, "0")
   const text = `${digits.slice(0, digits.length - scale)}.${digits.slice(digits.length - scale)}`
@@ -167,6 +172,82 @@ const filled = (
   }
 }
 
+/** Σ price × size (1e-12 USD) of the first `contracts` (micro) of `levels`, without the breakdown. */
+const grossOf = (levels: ReadonlyArray<MicroLevel>, contracts: bigint): bigint => {
+  let left = contracts
+  let gross = 0n
+  for (const level of levels) {
+    if (left <= 0n) break
+    const size = level.size < left ? level.size : left
+    gross += level.price * size
+    left -= size
+  }
+  return gross
+}
+
+/** Micro-contracts whose Σ price × size is at most `budget` (1e-12 USD), the most there are (exact). */
+const grossFitting = (levels: ReadonlyArray<MicroLevel>, budget: bigint): bigint => {
+  let left = budget
+  let contracts = 0n
+  for (const level of levels) {
+    const cost = level.price * level.size
+    if (cost > left) return contracts + left / level.price
+    left -= cost
+    contracts += level.size
+  }
+  return contracts
+}
+
+/**
+ * The largest step count n ≤ maxSteps with total(n × STEP) = Σ price × size + fee ≤ budget, total growing
+ * with n. Σ price × size alone gives an exact upper bound; the fee's share is estimated from the total
+ * there, then settled by a gallop from the estimate and a bisection between a fitting and a failing n.
+ */
+const largestFitting = (levels: ReadonlyArray<MicroLevel>, schedule: FeeSchedule, budget: bigint, maxSteps: bigint): bigint => {
+  const total = (steps: bigint): bigint => {
+    const contracts = steps * STEP
+    const gross = grossOf(levels, contracts)
+    return gross + fee12(schedule, contracts, gross)
+  }
+  const byGross = grossFitting(levels, budget) / STEP
+  const top = byGross < maxSteps ? byGross : maxSteps
+  if (top <= 0n) return 0n
+  const atTop = total(top)
+  if (atTop <= budget) return top
+  // total(top) > budget, total(0) = 0 ≤ budget. Estimate by the average cost of a step at `top`.
+  const perStep = Number(atTop) / Number(top)
+  const over = Number(atTop - budget)
+  let guess = top - BigInt(Math.max(1, Math.ceil(over / perStep)))
+  if (guess < 0n) guess = 0n
+  let good = 0n
+  let bad = top
+  if (total(guess) <= budget) {
+    good = guess
+    for (let step = 1n; good + step < bad; step *= 2n) {
+      if (total(good + step) <= budget) good += step
+      else {
+        bad = good + step
+        break
+      }
+    }
+  } else {
+    bad = guess
+    for (let step = 1n; bad - step > good; step *= 2n) {
+      if (total(bad - step) > budget) bad -= step
+      else {
+        good = bad - step
+        break
+      }
+    }
+  }
+  while (bad - good > 1n) {
+    const mid = (good + bad) / 2n
+    if (total(mid) <= budget) good = mid
+    else bad = mid
+  }
+  return good
+}
+
 const limitText = (limit: number | undefined, word: string) => (limit === undefined ? "" : ` ${word} ${limit}`)
 
 /**
@@ -181,19 +262,8 @@ export const walkBuy = (asks: ReadonlyArray<FillLevel>, order: Omit<BuyOrder, "a
   }
   const budget = micro(order.usd) * M
   const depth = levels.reduce((n, l) => n + l.size, 0n)
-  const total = (contracts: bigint) => {
-    const { gross } = take(levels, contracts)
-    return gross + fee12(schedule, contracts, gross)
-  }
-  // Largest step count n with total(n × STEP) ≤ budget; total grows with n.
   const maxSteps = depth / STEP
-  let lo = 0n
-  let hi = maxSteps
-  while (lo < hi) {
-    const mid = (lo + hi + 1n) / 2n
-    if (total(mid * STEP) <= budget) lo = mid
-    else hi = mid - 1n
-  }
+  const lo = largestFitting(levels, schedule, budget, maxSteps)
   const contracts = lo * STEP
   if (contracts === 0n) {
     return {

@@ -106,10 +106,8 @@ describe("bot fills in GET /v2/paper", () => {
         bot: { id: bot.id, name: bot.name },
         settledAt: null,
       })
-      // openedAt is when the account recorded the fill: the bot's own trade time, or the moment the
-      // bots' flush handed the fill to the account (bots record it a flush later, without its time).
-      expect(position.openedAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/)
-      expect(Date.parse(position.openedAt)).toBeGreaterThanOrEqual(Date.parse(trade.openedAt))
+      // The holding opens when the bot's trade did (the fill carries the bot's feed time).
+      expect(position.openedAt).toBe(trade.openedAt)
       expect(trade.market.ref).toBe(target.ref)
       expect(position.contracts).toBeGreaterThan(0)
       // cost = contracts × entryPrice (fee included); value and profit at the side's current price.

@@ -90,6 +90,18 @@ export interface SourceTrade {
   readonly time: number
 }
 
+/**
+ * Live trades for one bot, oldest first, as one command (the registry gathers a delivery's trades per
+ * bot): `quoters[i]` walks the book of `trades[i]`; `ords[i]` is the registry's delivery order of that
+ * trade to this bot, carried on the fill it makes so fills leave in feed order whatever the batching.
+ * Handling the batch is handling its trades one by one: nothing else reaches the bot in between.
+ */
+export interface TradeBatch {
+  readonly trades: ReadonlyArray<SourceTrade>
+  readonly quoters: ReadonlyArray<Quoter>
+  readonly ords: ReadonlyArray<number>
+}
+
 /** Commands every kind understands. */
 export type CommonCommand =
   | { readonly type: "market.settled"; readonly contract: string; readonly winner: string | null; readonly ts: number }
@@ -100,14 +112,14 @@ export type CommonCommand =
 
 export type TraderCommand =
   | CommonCommand
-  /** A trade of the bot's trader (buy: copy; sell: mirror when asked to). */
-  | { readonly type: "trade.seen"; readonly trade: SourceTrade; readonly quoter: Quoter }
+  /** Trades of the bot's trader (buy: copy; sell: mirror when asked to). */
+  | ({ readonly type: "trades.seen" } & TradeBatch)
   | { readonly type: "bot.configure"; readonly sizing?: Sizing; readonly mirrorExits?: boolean }
 
 export type SignalCommand =
   | CommonCommand
-  /** A whale buy that matched the signal. */
-  | { readonly type: "trade.matched"; readonly trade: SourceTrade; readonly quoter: Quoter }
+  /** Whale buys that matched the signal. */
+  | ({ readonly type: "trades.matched" } & TradeBatch)
   | { readonly type: "bot.configure"; readonly name?: string; readonly signal?: Signal; readonly sizing?: Sizing; readonly derivedName?: string }
 
 export type MarketCommand =
@@ -129,6 +141,8 @@ export type BotEmitted =
     readonly type: "bot.traded"; readonly botId: string; readonly accountId: string; readonly kind: BotKind
     readonly action: "buy" | "sell"; readonly market: TradeMarket; readonly side: 0 | 1; readonly outcome: string
     readonly fill: Fill; readonly at: number
+    /** The delivery order of the trade it copies (TradeBatch.ords); absent on a market bot's fill. */
+    readonly ord?: number
   }
   | { readonly type: "bot.settled"; readonly botId: string; readonly contract: string }
   | { readonly type: "bot.changed"; readonly botId: string }

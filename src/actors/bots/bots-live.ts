@@ -105,7 +105,7 @@ export const makeBotsLayer = (options: BotsOptions = {}): Layer.Layer<Bots, neve
           for (const f of pending) {
             yield* accounts.value.recordBotFill(f.accountId, {
               bot: { id: f.botId, name: registry.context(f.botId)?.name ?? f.botId },
-              market: f.market.contract, outcome: f.outcome, fill: f.fill,
+              market: f.market.contract, outcome: f.outcome, fill: f.fill, at: f.at,
             }).pipe(Effect.catchAllCause((cause) => Effect.logError("bots: recording a fill on the paper account failed", cause)))
           }
         }
@@ -113,16 +113,11 @@ export const makeBotsLayer = (options: BotsOptions = {}): Layer.Layer<Bots, neve
 
       yield* Effect.addFinalizer(() => flushNow)
       yield* Effect.forkScoped(Effect.forever(
-        Effect.flatMap(Queue.takeBetween(marketEvents, 1, 4_096), (chunk) =>
-          Effect.sync(() => {
-            for (const event of chunk) registry.deliverMarket(event)
-          })),
+        Effect.flatMap(Queue.takeBetween(marketEvents, 1, 4_096), (chunk) => Effect.sync(() => registry.deliver(chunk))),
       ))
       yield* Effect.forkScoped(Effect.forever(
-        Effect.flatMap(Queue.takeBetween(intelEvents, 1, 4_096), (chunk) =>
-          Effect.sync(() => {
-            for (const event of chunk) registry.deliverIntel(event)
-          })),
+        // One chunk is one delivery: each bot gets its trades of the chunk as one command.
+        Effect.flatMap(Queue.takeBetween(intelEvents, 1, 4_096), (chunk) => Effect.sync(() => registry.deliver(chunk))),
       ))
       yield* Effect.forkScoped(Effect.forever(Effect.zipRight(Effect.sleep(Duration.millis(options.flushEveryMs ?? 200)), flushNow)))
 

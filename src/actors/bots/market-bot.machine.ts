@@ -3,7 +3,7 @@
 // series, or ended) ⇄ paused; ended once it has nothing left to do or is deleted. Its trades stay on the
 // bot (never in the paper account). Prices and book walks arrive with the events; the registry offers
 // the next market of the series whenever the bot is `seeking`. Outputs leave only by `emit`.
-import { and, enqueueActions, setup, type SnapshotFrom } from "xstate"
+import { and, enqueueActions, not, or, setup, type SnapshotFrom } from "xstate"
 import type { BotEmitted, MarketBotContext, MarketCommand } from "./bot-types.js"
 import { type BotTrade, openTrade, sellHeld, settleOn, sidePrice } from "./ledger.js"
 import { buyTriggered, exitDue } from "./market-rule.js"
@@ -126,16 +126,20 @@ export const marketBotMachine = setup({
             { target: "waiting" },
           ],
         },
+        // A price that changes nothing leaves the state as it is (no exit, no check): most prices do, and
+        // the check runs only once a buy or a sale moved the bot.
         waiting: {
+          always: { guard: or(["holds", "doneHere"]), target: "check" },
           on: {
-            "market.price": { actions: "tryBuy", target: "check" },
-            "clock.tick": { actions: "tryBuy", target: "check" },
+            "market.price": { actions: "tryBuy" },
+            "clock.tick": { actions: "tryBuy" },
           },
         },
         holding: {
+          always: { guard: not("holds"), target: "check" },
           on: {
-            "market.price": { actions: "trySell", target: "check" },
-            "clock.tick": { actions: "trySell", target: "check" },
+            "market.price": { actions: "trySell" },
+            "clock.tick": { actions: "trySell" },
           },
         },
         /** Done with this market; the registry offers the next market of the series. */

@@ -1,8 +1,8 @@
 // What a bot may ask of one market while it handles an event: a paper buy by dollars or a sale of
 // contracts walked against the book as it is now (domain/fill.ts, venue taker fee included), and the
-// side's current price. Built by the registry once per delivered event from the market's current
-// snapshot, lazily (no book is read unless a bot trades) and memoised (a thousand bots copying the same
-// trade at the same stake walk the book once). Paper fills never consume the venue's book, so every bot
+// side's current price. Built by the registry once per contract per delivery (books do not move while
+// one is handled) from the market's current snapshot, lazily (no book is read unless a bot trades) and
+// memoised (a thousand bots copying the same trade at the same stake walk the book once). Paper fills never consume the venue's book, so every bot
 // sees the same book. Never carried in a snapshot: it rides on the event.
 //
 // A buy walk is also kept across events in a QuoteCache keyed by the side's asks themselves (every

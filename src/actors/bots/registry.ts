@@ -4,12 +4,17 @@
 // trader, and by venue × category, so a trade is matched against few signals); MarketBus prices go to
 // the market bots of that contract, settlements to every bot holding the contract, listings of a
 // repeating series to market bots seeking their next market. Each command carries a Quoter over the
-// market's current book (read lazily, once per event). Time is the events' feed time only.
+// market's current book (read lazily, once per contract per delivery). Time is the events' feed time only.
+//
+// A delivery (`deliver`, a chunk of events) sends each trader or signal bot its trades as ONE command, at
+// the end of the chunk or before a settlement, whichever comes first: a bot's trades reach it in feed
+// order with nothing between them, and bots do not read one another, so every bot ends as if each trade
+// had been sent alone. What bots emit waits in an outbox and is applied in the order of the commands that
+// made it (`ord`), so fills, holders and dirty bots come out the same whatever the chunking.
 //
 // The registry never touches the database or a bus: emitted fills go to `onTraded` (the paper accounts),
 // and the bots whose money or status moved wait in `dirty` until the store layer drains them.
 import { type Actor, createActor } from "xstate"
-import { VENUES, type Venue } from "../../domain/enums.js"
 import type { MarketEvent, MarketInfo } from "../../domain/market-events.js"
 import type { IntelEvent } from "../../intel/intel-bus.js"
 import type { StoredTrade } from "../../intel/pipeline.js"
@@ -22,7 +27,7 @@ import { holdDeadline } from "./market-rule.js"
 import { marketBotMachine } from "./market-bot.machine.js"
 import { bookQuoter, NO_QUOTES, QuoteCache, type Quoter } from "./quote.js"
 import { signalBotMachine } from "./signal-bot.machine.js"
-import { matchesSignal } from "./signal-match.js"
+import { SignalIndex } from "./signal-index.js"
 import { traderBotMachine } from "./trader-bot.machine.js"
 
 /** The market reads bots need (MarketsService has them all). */
@@ -58,20 +63,18 @@ export type BotTraded = Extract<BotEmitted, { type: "bot.traded" }>
 export interface BotRegistryCounters {
   intelEvents: number
   marketEvents: number
-  /** Commands sent to bot actors. */
+  /** Commands sent to bot actors (a batch of trades is one). */
   sends: number
+  /** Trades routed to trader and signal bots (one per bot per trade). */
+  routed: number
   /** Signals tested against trades (after the index). */
   signalTests: number
   fills: number
 }
 
-const ANY = "*"
-
-/** Where a bot is indexed, to unindex it without a scan. */
+/** Where a bot is indexed, to unindex it without a scan (signal bots: in the SignalIndex). */
 interface Indexed {
   trader?: string
-  signalTraders?: Array<string>
-  buckets?: Array<readonly [string, string]>
   market?: string
 }
 
@@ -90,6 +93,19 @@ const removeFrom = <K, V>(map: Map<K, Set<V>>, key: K, value: V): void => {
   if (set.size === 0) map.delete(key)
 }
 
+/** Trades gathered for one trader or signal bot during a delivery. */
+interface Pending {
+  readonly entry: BotEntry
+  readonly trades: Array<SourceTrade>
+  readonly quoters: Array<Quoter>
+  readonly ords: Array<number>
+}
+
+type Delivered = MarketEvent | IntelEvent
+
+const isIntel = (event: Delivered): event is IntelEvent =>
+  event._tag === "TradeRecorded" || event._tag === "TradeSettled" || event._tag === "MoveRecorded"
+
 const sendCommonTo = (entry: BotEntry, command: CommonCommand): void => {
   switch (entry.kind) {
     case "trader": return entry.actor.send(command)
@@ -101,9 +117,9 @@ const sendCommonTo = (entry: BotEntry, command: CommonCommand): void => {
 export class BotRegistry {
   private readonly bots = new Map<string, BotEntry>()
   private readonly byTrader = new Map<string, Set<string>>()
-  private readonly signalsByTrader = new Map<string, Set<string>>()
-  /** venue → category (or `*`) → signal bots. */
-  private readonly signalBuckets = new Map<string, Map<string, Set<string>>>()
+  private readonly signals = new SignalIndex()
+  /** Signal bots a trade matched (reused from trade to trade). */
+  private readonly hits: Array<string> = []
   private readonly indexed = new Map<string, Indexed>()
   private readonly marketIds = new Set<string>()
   private readonly byAccount = new Map<string, Set<string>>()
@@ -113,9 +129,17 @@ export class BotRegistry {
   readonly dirty = new Set<string>()
   /** Buy walks kept across events while a side's asks stay the same (quote.ts). */
   private readonly quotes = new QuoteCache()
+  /** Quoters of the delivery under way, by contract (books do not move during one). */
+  private readonly quoters = new Map<string, Quoter>()
+  /** Trades waiting for the end of the delivery, by bot (first routed first). */
+  private readonly pending = new Map<string, Pending>()
+  /** Emitted events waiting to be applied in command order, and the order of the command being sent. */
+  private outbox: Array<{ readonly ord: number; readonly event: BotEmitted }> = []
+  private ord = 0
+  private sending = 0
   private now = Number.NEGATIVE_INFINITY
   private minute = Number.NEGATIVE_INFINITY
-  readonly counters: BotRegistryCounters = { intelEvents: 0, marketEvents: 0, sends: 0, signalTests: 0, fills: 0 }
+  readonly counters: BotRegistryCounters = { intelEvents: 0, marketEvents: 0, sends: 0, routed: 0, signalTests: 0, fills: 0 }
 
   constructor(
     private readonly markets: MarketReads,
@@ -131,7 +155,9 @@ export class BotRegistry {
 
   /** Spawns a new bot (running) from its first context. */
   spawn(context: AnyBotContext): BotEntry {
-    return this.start(context, undefined)
+    const entry = this.start(context, undefined)
+    this.flush()
+    return entry
   }
 
   /**
@@ -163,6 +189,7 @@ export class BotRegistry {
       this.start(snapshot.context, snapshot)
       n++
     }
+    this.flush()
     return n
   }
 
@@ -236,33 +263,30 @@ export class BotRegistry {
   }
 
   // ---- commands (operations) ----
+  // Each applies what the bot emitted before it returns. Trades reach bots only through `deliver`.
 
-  sendTrader(id: string, command: TraderCommand): void {
+  sendTrader(id: string, command: Exclude<TraderCommand, { readonly type: "trades.seen" }>): void {
     const entry = this.bots.get(id)
-    if (entry?.kind !== "trader") return
-    this.counters.sends++
-    entry.actor.send(command)
-    if (command.type !== "trade.seen") this.afterSend(id)
+    if (entry?.kind === "trader") this.command(id, () => entry.actor.send(command))
+    this.flush()
   }
 
-  sendSignal(id: string, command: SignalCommand): void {
+  sendSignal(id: string, command: Exclude<SignalCommand, { readonly type: "trades.matched" }>): void {
     const entry = this.bots.get(id)
-    if (entry?.kind !== "signal") return
-    this.counters.sends++
-    entry.actor.send(command)
-    if (command.type !== "trade.matched") this.afterSend(id)
+    if (entry?.kind === "signal") this.command(id, () => entry.actor.send(command))
+    this.flush()
   }
 
   sendMarket(id: string, command: MarketCommand): void {
-    const entry = this.bots.get(id)
-    if (entry?.kind === "market") this.deliver(id, () => entry.actor.send(command))
+    this.toMarketBot(id, command)
+    this.flush()
   }
 
   /** Kind-independent commands: pause, resume, end, alerts. */
   sendCommon(id: string, command: { readonly type: "bot.pause" | "bot.resume" | "bot.end" } | { readonly type: "bot.alerts"; readonly alerts: boolean }): void {
     const entry = this.bots.get(id)
-    if (entry === undefined) return
-    this.deliver(id, () => sendCommonTo(entry, command))
+    if (entry !== undefined) this.command(id, () => sendCommonTo(entry, command))
+    this.flush()
   }
 
   /** A quoter and the Yes price of a contract now (a market bot's start). */
@@ -271,15 +295,81 @@ export class BotRegistry {
     return info === null ? NO_QUOTES : bookQuoter(info, () => this.markets.book(ref), this.quotes)
   }
 
-  private deliver(id: string, send: () => void): void {
+  /** One command to one bot, now, then its indexes follow; what it emits waits in the outbox. */
+  private command(id: string, send: () => void): void {
     this.counters.sends++
+    const outer = this.sending
+    this.sending = ++this.ord
     send()
+    this.sending = outer
     this.afterSend(id)
+  }
+
+  private toMarketBot(id: string, command: MarketCommand): void {
+    const entry = this.bots.get(id)
+    if (entry?.kind === "market") this.command(id, () => entry.actor.send(command))
+  }
+
+  /** The quoter of `ref` for the delivery under way (one book read per contract per delivery). */
+  private quoterNow(ref: string): Quoter {
+    let quoter = this.quoters.get(ref)
+    if (quoter === undefined) this.quoters.set(ref, (quoter = this.quoterOf(ref)))
+    return quoter
   }
 
   // ---- feed ----
 
+  /**
+   * A chunk of live events in feed order (MarketBus and IntelBus events, mixed or not). Bots end exactly
+   * as if each event had been delivered alone; trader and signal bots get their trades as one command.
+   */
+  deliver(events: Iterable<Delivered>): void {
+    for (const event of events) {
+      if (isIntel(event)) this.routeIntel(event)
+      else this.routeMarket(event)
+    }
+    this.flush()
+  }
+
   deliverIntel(event: IntelEvent): void {
+    this.deliver([event])
+  }
+
+  deliverMarket(event: MarketEvent): void {
+    this.deliver([event])
+  }
+
+  /** Sends every bot its gathered trades, then applies the outbox in command order. */
+  private flush(): void {
+    if (this.pending.size > 0) {
+      const batches = [...this.pending.values()]
+      this.pending.clear()
+      for (const p of batches) {
+        this.counters.sends++
+        const { entry, trades, quoters, ords } = p
+        if (entry.kind === "trader") entry.actor.send({ type: "trades.seen", trades, quoters, ords })
+        else if (entry.kind === "signal") entry.actor.send({ type: "trades.matched", trades, quoters, ords })
+      }
+    }
+    this.quoters.clear()
+    if (this.outbox.length === 0) return
+    const out = this.outbox
+    this.outbox = []
+    // Stable: one command's events keep their order.
+    out.sort((a, b) => a.ord - b.ord)
+    for (const { event } of out) this.apply(event)
+  }
+
+  private gather(id: string, entry: BotEntry, trade: SourceTrade, quoter: Quoter): void {
+    this.counters.routed++
+    let p = this.pending.get(id)
+    if (p === undefined) this.pending.set(id, (p = { entry, trades: [], quoters: [], ords: [] }))
+    p.trades.push(trade)
+    p.quoters.push(quoter)
+    p.ords.push(++this.ord)
+  }
+
+  private routeIntel(event: IntelEvent): void {
     if (event._tag !== "TradeRecorded") return
     this.counters.intelEvents++
     const t = event.trade
@@ -287,48 +377,37 @@ export class BotRegistry {
     let source: SourceTrade | undefined
     let quoter: Quoter | undefined
     const sourceOf = (): SourceTrade => (source ??= this.sourceOf(t))
-    const quoterOf = (): Quoter => (quoter ??= this.quoterOf(t.contract))
+    const quoterOf = (): Quoter => (quoter ??= this.quoterNow(t.contract))
     if (t.trader !== null) {
       for (const id of this.byTrader.get(t.trader) ?? []) {
-        this.sendTrader(id, { type: "trade.seen", trade: sourceOf(), quoter: quoterOf() })
-      }
-    }
-    if (t.action !== "buy") return
-    const candidates: Array<Set<string> | undefined> = []
-    if (t.trader !== null) candidates.push(this.signalsByTrader.get(t.trader))
-    if (t.whale) {
-      const byCategory = this.signalBuckets.get(t.venue)
-      if (byCategory !== undefined) {
-        if (t.category !== null) candidates.push(byCategory.get(t.category))
-        candidates.push(byCategory.get(ANY))
-      }
-    }
-    for (const set of candidates) {
-      if (set === undefined) continue
-      for (const id of set) {
         const entry = this.bots.get(id)
-        if (entry?.kind !== "signal") continue
-        const signal = entry.actor.getSnapshot().context.settings.signal
-        this.counters.signalTests++
-        if (signal === null || !matchesSignal(signal, t)) continue
-        this.sendSignal(id, { type: "trade.matched", trade: sourceOf(), quoter: quoterOf() })
+        if (entry?.kind === "trader") this.gather(id, entry, sourceOf(), quoterOf())
       }
+    }
+    const hits = this.hits
+    hits.length = 0
+    this.counters.signalTests += this.signals.match(t, hits)
+    for (const id of hits) {
+      const entry = this.bots.get(id)
+      if (entry?.kind === "signal") this.gather(id, entry, sourceOf(), quoterOf())
     }
   }
 
-  deliverMarket(event: MarketEvent): void {
+  private routeMarket(event: MarketEvent): void {
     this.counters.marketEvents++
     this.clock(event.ts)
     switch (event._tag) {
       case "PriceChanged": {
         const bots = this.marketBots.get(event.ref)
         if (bots === undefined) return
-        const quoter = this.quoterOf(event.ref)
-        for (const id of [...bots]) this.sendMarket(id, { type: "market.price", ts: event.ts, yesPrice: event.yesPrice, quoter })
+        const quoter = this.quoterNow(event.ref)
+        for (const id of [...bots]) this.toMarketBot(id, { type: "market.price", ts: event.ts, yesPrice: event.yesPrice, quoter })
         return
       }
       case "MarketSettled":
       case "MarketVoided": {
+        // Trades gathered so far happened before the settlement: they reach their bots first.
+        this.flush()
         const winner = event._tag === "MarketSettled" ? event.winner.name : null
         const ids = new Set([...(this.holders.get(event.ref) ?? []), ...(this.marketBots.get(event.ref) ?? [])])
         this.holders.delete(event.ref)
@@ -336,7 +415,7 @@ export class BotRegistry {
         for (const id of ids) {
           const entry = this.bots.get(id)
           if (entry === undefined) continue
-          this.deliver(id, () => sendCommonTo(entry, { type: "market.settled", contract: event.ref, winner, ts: event.ts }))
+          this.command(id, () => sendCommonTo(entry, { type: "market.settled", contract: event.ref, winner, ts: event.ts }))
         }
         return
       }
@@ -373,7 +452,7 @@ export class BotRegistry {
       const due = open === undefined ? null : holdDeadline(ctx.settings.rule, open.openedAt)
       if (due === null || due > ts) continue
       const ref = ctx.settings.market.contract
-      this.sendMarket(id, { type: "clock.tick", ts, yesPrice: this.markets.yesPrice(ref), quoter: this.quoterOf(ref) })
+      this.toMarketBot(id, { type: "clock.tick", ts, yesPrice: this.markets.yesPrice(ref), quoter: this.quoterNow(ref) })
     }
   }
 
@@ -389,6 +468,10 @@ export class BotRegistry {
   // ---- emitted ----
 
   private emitted(event: BotEmitted): void {
+    this.outbox.push({ ord: event.type === "bot.traded" && event.ord !== undefined ? event.ord : this.sending, event })
+  }
+
+  private apply(event: BotEmitted): void {
     this.dirty.add(event.botId)
     if (event.type !== "bot.traded") return
     this.counters.fills++
@@ -424,10 +507,10 @@ export class BotRegistry {
     }
     if (next === null) return
     const ref = next.ref
-    this.sendMarket(id, {
+    this.toMarketBot(id, {
       type: "series.next", market: { ref, contract: ref, title: next.title, venue: next.venue },
       sideName: next.sides[ctx.settings.side].name, listedAt: next.listedAt, ts: this.now,
-      yesPrice: this.markets.yesPrice(ref), quoter: this.quoterOf(ref),
+      yesPrice: this.markets.yesPrice(ref), quoter: this.quoterNow(ref),
     })
   }
 
@@ -446,24 +529,7 @@ export class BotRegistry {
         keys.trader = ctx.settings.trader.ref
         return
       case "signal": {
-        const signal = ctx.settings.signal
-        if (signal === null) return
-        if (signal.traders !== undefined) {
-          for (const trader of signal.traders) addTo(this.signalsByTrader, trader, id)
-          keys.signalTraders = [...signal.traders]
-          return
-        }
-        const venues: ReadonlyArray<Venue> = signal.venue !== undefined && signal.venue.length > 0 ? signal.venue : VENUES
-        const categories: ReadonlyArray<string> = signal.category !== undefined && signal.category.length > 0 ? signal.category : [ANY]
-        keys.buckets = []
-        for (const venue of venues) {
-          let byCategory = this.signalBuckets.get(venue)
-          if (byCategory === undefined) this.signalBuckets.set(venue, (byCategory = new Map()))
-          for (const category of categories) {
-            addTo(byCategory, category, id)
-            keys.buckets.push([venue, category])
-          }
-        }
+        if (ctx.settings.signal !== null) this.signals.add(id, ctx.settings.signal)
         return
       }
       case "market":
@@ -478,12 +544,8 @@ export class BotRegistry {
     const keys = this.indexed.get(id)
     if (keys === undefined) return
     this.indexed.delete(id)
+    this.signals.remove(id)
     if (keys.trader !== undefined) removeFrom(this.byTrader, keys.trader, id)
-    for (const trader of keys.signalTraders ?? []) removeFrom(this.signalsByTrader, trader, id)
-    for (const [venue, category] of keys.buckets ?? []) {
-      const byCategory = this.signalBuckets.get(venue)
-      if (byCategory !== undefined) removeFrom(byCategory, category, id)
-    }
     if (keys.market !== undefined) removeFrom(this.marketBots, keys.market, id)
     this.timed.delete(id)
   }

@@ -1,6 +1,7 @@
 // The signal bot: copies every whale buy the registry matched against its signal (signal-match.ts) as a
-// paper buy at its sizing. It cannot be paused (spec): running, then ended when deleted. Settlement
-// closes its open trades in both states. Outputs leave only by `emit`.
+// paper buy at its sizing; the matches of one delivery come as one command, handled trade by trade. It
+// cannot be paused (spec): running, then ended when deleted. Settlement closes its open trades in both
+// states. Outputs leave only by `emit`.
 import { enqueueActions, setup, type SnapshotFrom } from "xstate"
 import type { BotEmitted, SignalBotContext, SignalCommand } from "./bot-types.js"
 import { addMatched, openTrade, settleOn } from "./ledger.js"
@@ -15,20 +16,25 @@ export const signalBotMachine = setup({
   },
   actions: {
     copy: enqueueActions(({ context, event, enqueue }) => {
-      if (event.type !== "trade.matched") return
-      const t = event.trade
-      addMatched(context.matched, t.time, t.usd)
-      const fill = event.quoter.buy(t.side, stakeOf(context.settings.sizing, t.usd))
-      if (fill === null) return
-      const trade = openTrade({
-        botId: context.id, seq: context.nextSeq, market: t.market, side: t.side, outcome: t.outcome, fill, at: t.time, sourceUsd: t.usd,
+      if (event.type !== "trades.matched") return
+      let seq = context.nextSeq
+      event.trades.forEach((t, i) => {
+        const quoter = event.quoters[i]
+        const ord = event.ords[i]
+        if (quoter === undefined || ord === undefined) return
+        addMatched(context.matched, t.time, t.usd)
+        const fill = quoter.buy(t.side, stakeOf(context.settings.sizing, t.usd))
+        if (fill === null) return
+        context.trades.push(openTrade({
+          botId: context.id, seq, market: t.market, side: t.side, outcome: t.outcome, fill, at: t.time, sourceUsd: t.usd,
+        }))
+        seq++
+        enqueue.emit({
+          type: "bot.traded", botId: context.id, accountId: context.accountId, kind: "signal", action: "buy",
+          market: t.market, side: t.side, outcome: t.outcome, fill, at: t.time, ord,
+        })
       })
-      context.trades.push(trade)
-        enqueue.assign({ nextSeq: context.nextSeq + 1 })
-      enqueue.emit({
-        type: "bot.traded", botId: context.id, accountId: context.accountId, kind: "signal", action: "buy",
-        market: t.market, side: t.side, outcome: t.outcome, fill, at: t.time,
-      })
+      if (seq !== context.nextSeq) enqueue.assign({ nextSeq: seq })
     }),
     settle: enqueueActions(({ context, event, enqueue }) => {
       if (event.type !== "market.settled") return
@@ -67,7 +73,7 @@ export const signalBotMachine = setup({
   states: {
     running: {
       on: {
-        "trade.matched": { actions: "copy" },
+        "trades.matched": { actions: "copy" },
         "bot.configure": { actions: "configure" },
         "bot.alerts": { actions: "alerts" },
         "bot.end": { target: "ended", actions: "changed" },

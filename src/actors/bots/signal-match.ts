@@ -1,5 +1,6 @@
 // Which live trades a signal bot copies, what a copy stakes, and the one-line names and summaries of
-// bots. Pure; the registry uses `matchesSignal` to pick the bots an IntelBus trade goes to.
+// bots. Pure; the registry uses `passesSignal` (a prepared `matchesSignal`) to pick the bots an IntelBus
+// trade goes to.
 //
 // Rules (spec: Signal object; README "Paper bots"):
 // - Buys only. Without `traders`: whale trades only. With `traders`: those traders' buys of any size.
@@ -13,23 +14,53 @@ import type { StoredTrade } from "../../intel/pipeline.js"
 
 export type MatchTrade = Pick<StoredTrade, "action" | "whale" | "trader" | "venue" | "category" | "usd" | "price" | "entry" | "title">
 
-export const matchesSignal = (signal: Signal, t: MatchTrade): boolean => {
+export const matchesSignal = (signal: Signal, t: MatchTrade): boolean => passesSignal(prepareSignal(signal), t, t.title.toLowerCase())
+
+/**
+ * A signal ready to test many trades, every field present (one object shape for every signal): absent
+ * bounds are infinite, absent or empty lists null, keywords lower-cased once.
+ */
+export interface PreparedSignal {
+  readonly traders: ReadonlyArray<string> | null
+  readonly venues: ReadonlyArray<string> | null
+  readonly categories: ReadonlyArray<string> | null
+  readonly minUsd: number
+  readonly maxUsd: number
+  readonly priceMin: number
+  readonly priceMax: number
+  readonly entry: Signal["entry"]
+  readonly keywords: ReadonlyArray<string> | null
+}
+
+const listOrNull = <A>(xs: ReadonlyArray<A> | undefined): ReadonlyArray<A> | null => (xs === undefined || xs.length === 0 ? null : xs)
+
+export const prepareSignal = (signal: Signal): PreparedSignal => ({
+  traders: signal.traders === undefined ? null : signal.traders,
+  venues: listOrNull(signal.venue),
+  categories: listOrNull(signal.category),
+  minUsd: signal.minUsd ?? Number.NEGATIVE_INFINITY,
+  maxUsd: signal.maxUsd ?? Number.POSITIVE_INFINITY,
+  priceMin: signal.priceMin ?? Number.NEGATIVE_INFINITY,
+  priceMax: signal.priceMax ?? Number.POSITIVE_INFINITY,
+  entry: signal.entry,
+  keywords: signal.keywords === undefined || signal.keywords.length === 0 ? null : signal.keywords.map((k) => k.toLowerCase()),
+})
+
+/** `matchesSignal` with the trade's title lower-cased by the caller (once per trade, for every signal). */
+export const passesSignal = (s: PreparedSignal, t: MatchTrade, lowerTitle: string): boolean => {
   if (t.action !== "buy") return false
-  if (signal.traders !== undefined) {
-    if (t.trader === null || !signal.traders.includes(t.trader as never)) return false
+  if (s.traders !== null) {
+    if (t.trader === null || !s.traders.includes(t.trader)) return false
   } else if (!t.whale) return false
-  if (signal.venue !== undefined && signal.venue.length > 0 && !signal.venue.includes(t.venue)) return false
-  if (signal.category !== undefined && signal.category.length > 0 && (t.category === null || !signal.category.includes(t.category))) return false
-  if (signal.minUsd !== undefined && t.usd < signal.minUsd) return false
-  if (signal.maxUsd !== undefined && t.usd > signal.maxUsd) return false
-  if (signal.priceMin !== undefined && t.price < signal.priceMin) return false
-  if (signal.priceMax !== undefined && t.price > signal.priceMax) return false
-  if (signal.entry !== "all" && t.entry !== signal.entry) return false
-  if (signal.keywords !== undefined && signal.keywords.length > 0) {
-    const title = t.title.toLowerCase()
-    if (!signal.keywords.some((k) => title.includes(k.toLowerCase()))) return false
-  }
-  return true
+  if (s.venues !== null && !s.venues.includes(t.venue)) return false
+  if (s.categories !== null && (t.category === null || !s.categories.includes(t.category))) return false
+  // Written so that a NaN in the trade passes an absent bound, as an absent bound is not tested.
+  if (t.usd < s.minUsd || t.usd > s.maxUsd || t.price < s.priceMin || t.price > s.priceMax) return false
+  if (s.entry !== "all" && t.entry !== s.entry) return false
+  const keywords = s.keywords
+  if (keywords === null) return true
+  for (const k of keywords) if (lowerTitle.includes(k)) return true
+  return false
 }
 
 /** Dollars one copy stakes: the fixed `usd`, or `percent` of the source trade capped at `maxUsd`. */

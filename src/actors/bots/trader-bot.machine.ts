@@ -1,11 +1,43 @@
 // The trader bot: copies each buy of one named trader as a paper buy at its sizing, and (with
 // `mirrorExits`) sells its holding on a side when the trader sells that side. running ⇄ paused; ended
-// when deleted. Settlement closes its open trades in every state. Book walks come with the event (a
-// Quoter); arithmetic lives in ledger.ts and signal-match.ts. Outputs leave only by `emit`.
+// when deleted. Settlement closes its open trades in every state. Trades come in batches (one command
+// per delivery, handled trade by trade), each with its book walks (a Quoter); arithmetic lives in
+// ledger.ts and signal-match.ts. Outputs leave only by `emit`.
 import { enqueueActions, setup, type SnapshotFrom } from "xstate"
-import type { BotEmitted, TraderBotContext, TraderCommand } from "./bot-types.js"
+import type { BotEmitted, SourceTrade, TraderBotContext, TraderCommand } from "./bot-types.js"
 import { addMatched, openOn, openTrade, sellHeld, settleOn } from "./ledger.js"
+import type { Quoter } from "./quote.js"
 import { stakeOf } from "./signal-match.js"
+
+type Emit = (event: BotEmitted) => void
+
+/** One trade of the trader: a buy is copied at the bot's sizing, a sale mirrored with `mirrorExits`. Returns the next seq. */
+const copyOne = (context: TraderBotContext, t: SourceTrade, quoter: Quoter, ord: number, seq: number, emit: Emit): number => {
+  if (t.action === "buy") {
+    addMatched(context.matched, t.time, t.usd)
+    const fill = quoter.buy(t.side, stakeOf(context.settings.sizing, t.usd))
+    if (fill === null) return seq
+    context.trades.push(openTrade({
+      botId: context.id, seq, market: t.market, side: t.side, outcome: t.outcome, fill, at: t.time, sourceUsd: t.usd,
+    }))
+    emit({
+      type: "bot.traded", botId: context.id, accountId: context.accountId, kind: "trader", action: "buy",
+      market: t.market, side: t.side, outcome: t.outcome, fill, at: t.time, ord,
+    })
+    return seq + 1
+  }
+  if (!context.settings.mirrorExits) return seq
+  const held = openOn(context.trades, t.market.contract, t.side)
+  if (held.length === 0) return seq
+  const sale = quoter.sell(t.side, held.reduce((s, h) => s + h.contracts, 0))
+  if (sale === null) return seq
+  sellHeld(context.trades, held, sale, t.time)
+  emit({
+    type: "bot.traded", botId: context.id, accountId: context.accountId, kind: "trader", action: "sell",
+    market: t.market, side: t.side, outcome: t.outcome, fill: sale, at: t.time, ord,
+  })
+  return seq
+}
 
 export const traderBotMachine = setup({
   types: {
@@ -16,38 +48,19 @@ export const traderBotMachine = setup({
   },
   actions: {
     copy: enqueueActions(({ context, event, enqueue }) => {
-      if (event.type !== "trade.seen") return
-      const t = event.trade
-      if (t.action === "buy") {
-        addMatched(context.matched, t.time, t.usd)
-        const fill = event.quoter.buy(t.side, stakeOf(context.settings.sizing, t.usd))
-        if (fill === null) return
-        const trade = openTrade({
-          botId: context.id, seq: context.nextSeq, market: t.market, side: t.side, outcome: t.outcome, fill, at: t.time, sourceUsd: t.usd,
-        })
-        context.trades.push(trade)
-        enqueue.assign({ nextSeq: context.nextSeq + 1 })
-        enqueue.emit({
-          type: "bot.traded", botId: context.id, accountId: context.accountId, kind: "trader", action: "buy",
-          market: t.market, side: t.side, outcome: t.outcome, fill, at: t.time,
-        })
-        return
-      }
-      if (!context.settings.mirrorExits) return
-      const held = openOn(context.trades, t.market.contract, t.side)
-      if (held.length === 0) return
-      const sale = event.quoter.sell(t.side, held.reduce((s, h) => s + h.contracts, 0))
-      if (sale === null) return
-      sellHeld(context.trades, held, sale, t.time)
-      enqueue.emit({
-        type: "bot.traded", botId: context.id, accountId: context.accountId, kind: "trader", action: "sell",
-        market: t.market, side: t.side, outcome: t.outcome, fill: sale, at: t.time,
+      if (event.type !== "trades.seen") return
+      const emit: Emit = (e) => enqueue.emit(e)
+      let seq = context.nextSeq
+      event.trades.forEach((t, i) => {
+        const quoter = event.quoters[i]
+        const ord = event.ords[i]
+        if (quoter !== undefined && ord !== undefined) seq = copyOne(context, t, quoter, ord, seq, emit)
       })
+      if (seq !== context.nextSeq) enqueue.assign({ nextSeq: seq })
     }),
-    noteMatch: enqueueActions(({ context, event, enqueue }) => {
-      if (event.type === "trade.seen" && event.trade.action === "buy") {
-        addMatched(context.matched, event.trade.time, event.trade.usd)
-      }
+    noteMatch: enqueueActions(({ context, event }) => {
+      if (event.type !== "trades.seen") return
+      for (const t of event.trades) if (t.action === "buy") addMatched(context.matched, t.time, t.usd)
     }),
     settle: enqueueActions(({ context, event, enqueue }) => {
       if (event.type !== "market.settled") return
@@ -84,14 +97,14 @@ export const traderBotMachine = setup({
   states: {
     running: {
       on: {
-        "trade.seen": { actions: "copy" },
+        "trades.seen": { actions: "copy" },
         "bot.pause": { target: "paused", actions: "changed" },
         "bot.end": { target: "ended", actions: "changed" },
       },
     },
     paused: {
       on: {
-        "trade.seen": { actions: "noteMatch" },
+        "trades.seen": { actions: "noteMatch" },
         "bot.resume": { target: "running", actions: "changed" },
         "bot.end": { target: "ended", actions: "changed" },
       },
