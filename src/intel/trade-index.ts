@@ -95,30 +95,23 @@ const merge = (a: ReadonlyArray<StoredTrade>, b: ReadonlyArray<StoredTrade>): Ar
   return out
 }
 
-/** First index whose row comes after `time` in newest order (time < bound), or with time ≤ `to`. */
-const firstAtOrBefore = (rows: ReadonlyArray<StoredTrade>, to: number): number => {
+/** The first index whose row passes `test`, in rows where every row passing it comes after every other. */
+const firstPassing = (rows: ReadonlyArray<StoredTrade>, test: (t: StoredTrade) => boolean): number => {
   let lo = 0
   let hi = rows.length
   while (lo < hi) {
     const mid = (lo + hi) >>> 1
-    if (rows[mid]!.time > to) lo = mid + 1
-    else hi = mid
-  }
-  return lo
-}
-
-/** First index strictly after the key in newest order. */
-const firstAfter = (rows: ReadonlyArray<StoredTrade>, key: TradeKey): number => {
-  let lo = 0
-  let hi = rows.length
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1
-    const t = rows[mid]!
-    if (after(t.time, t.id, key)) hi = mid
+    if (test(rows[mid]!)) hi = mid
     else lo = mid + 1
   }
   return lo
 }
+
+/** The first row (newest order) at or before `to`. */
+const firstAtOrBefore = (rows: ReadonlyArray<StoredTrade>, to: number): number => firstPassing(rows, (t) => t.time <= to)
+
+/** The first row (newest order) strictly after the key. */
+const firstAfter = (rows: ReadonlyArray<StoredTrade>, key: TradeKey): number => firstPassing(rows, (t) => after(t.time, t.id, key))
 
 const lower = (s: string) => s.toLowerCase()
 
