@@ -7,19 +7,11 @@
 // `id` asc). Rows are appended unsorted and merged into order on the next read, since batches arrive
 // every flush while reads are many. Trades older than the window (plus a day) are dropped once per hour
 // of feed time. Per-trader and per-market lists make the selective filters cheap.
-import type { Category, Kind, Venue } from "../domain/enums.js"
+import type { SharedFilterValues } from "../domain/shared-filters.js"
 import { DAY_MS, HOUR_MS } from "./config.js"
 import type { StoredTrade } from "./pipeline.js"
 
-export interface TradeQuery {
-  readonly venue?: ReadonlyArray<Venue> | undefined
-  readonly category?: ReadonlyArray<Category> | undefined
-  readonly kind?: ReadonlyArray<Kind> | undefined
-  readonly trader?: ReadonlyArray<string> | undefined
-  /** Market refs: a row matches by its market ref (event or contract) or its exact contract. */
-  readonly market?: ReadonlyArray<string> | undefined
-  /** Outcome name or label, compared case-insensitively. */
-  readonly outcome?: string | undefined
+export interface TradeQuery extends SharedFilterValues {
   readonly action: "buy" | "sell" | "all"
   /** Applies to buys. */
   readonly entry: "open" | "add" | "all"

@@ -13,6 +13,7 @@
 import { DateTime, Effect, Option, ParseResult, Schema } from "effect"
 import { Category, Kind, Venue } from "../domain/enums.js"
 import { Validation } from "../domain/errors.js"
+import type { SharedFilterValues } from "../domain/shared-filters.js"
 import { Repeatable } from "./params.js"
 
 const ref = (name: string, max: number) =>
@@ -44,14 +45,7 @@ export const SharedFilters = {
 }
 
 /** The decoded shared filters; every key optional. */
-export interface Shared {
-  readonly venue?: ReadonlyArray<Venue> | undefined
-  readonly category?: ReadonlyArray<Category> | undefined
-  readonly kind?: ReadonlyArray<Kind> | undefined
-  readonly trader?: ReadonlyArray<string> | undefined
-  readonly market?: ReadonlyArray<string> | undefined
-  readonly outcome?: string | undefined
-}
+export type Shared = SharedFilterValues
 
 /** `outcome` needs exactly one `market` in the same request. */
 export const checkOutcome = (input: Shared): Effect.Effect<void, Validation> =>

@@ -6,7 +6,7 @@
 // trading, GET /v2/paper "hand-placed and bot positions together"; Paper position).
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { healthy, startService, waitFor, type Service } from "../support/service.js"
-import { deepen as deepenOn, inject as injectOn, openContracts, type SimContract } from "../support/sim-control.js"
+import { deepen, inject, openContracts, type SimContract } from "../support/sim-control.js"
 
 let service: Service | undefined
 let base = ""
@@ -23,14 +23,12 @@ afterAll(async () => {
   await service?.stop()
 })
 
-
 const headers = () => ({ authorization: `Bearer ${key}`, "content-type": "application/json" })
 
 const api = async (method: string, path: string, body?: unknown): Promise<{ status: number; body: any }> => {
   const response = await fetch(`${base}${path}`, { method, headers: headers(), ...(body === undefined ? {} : { body: JSON.stringify(body) }) })
   return { status: response.status, body: await response.json() }
 }
-
 
 const round6 = (x: number) => Math.round(x * 1e6) / 1e6
 
@@ -40,9 +38,6 @@ const slowly = <A>(probe: () => Promise<A | undefined>) => async (): Promise<A |
   return probe()
 }
 
-const deepen = (market: string) => deepenOn(sim, market)
-const inject = (market: string, usd: number, trader: string) => injectOn(sim, market, usd, trader)
-
 describe("bot fills in GET /v2/paper", () => {
   it("a trader bot's and a signal bot's fills are bot positions with the bot's id and name; orders stay hand only", async () => {
     const markets = await openContracts(sim, "venue_a")
@@ -51,8 +46,8 @@ describe("bot fills in GET /v2/paper", () => {
     const whale = "venue_a:e2e_paper_whale"
 
     // The whale's first buy makes it a known trader (a trader bot needs one); no bot exists yet.
-    await deepen(first.ref)
-    await inject(first.ref, 60_000, "e2e_paper_whale")
+    await deepen(sim, first.ref)
+    await inject(sim, first.ref, 60_000, "e2e_paper_whale")
     await waitFor("the whale as a known trader", slowly(async () => {
       const r = await fetch(`${base}/v2/traders/${encodeURIComponent(whale)}`, { headers: headers() })
       await r.arrayBuffer()
@@ -72,8 +67,8 @@ describe("bot fills in GET /v2/paper", () => {
     expect(bots.map((b) => b.kind)).toEqual(["trader", "signal"])
 
     // The buy both bots copy.
-    await deepen(target.ref)
-    await inject(target.ref, 60_000, "e2e_paper_whale")
+    await deepen(sim, target.ref)
+    await inject(sim, target.ref, 60_000, "e2e_paper_whale")
     const account = await waitFor("both bots' fills in GET /v2/paper", slowly(async () => {
       const r = await api("GET", "/v2/paper?status=all&include=orders")
       return r.status === 200 && r.body.data.positions.data.length === 2 ? r.body.data : undefined

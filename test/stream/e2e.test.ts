@@ -4,7 +4,7 @@
 // market does not.
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { healthy, startService, waitFor, type Service } from "../support/service.js"
-import { deepen as deepenOn, inject as injectOn, openContracts, type SimContract } from "../support/sim-control.js"
+import { deepen, inject, openContracts, type SimContract } from "../support/sim-control.js"
 import { openSse, type SseClient } from "./stream-server.js"
 
 let service: Service | undefined
@@ -24,11 +24,6 @@ afterAll(async () => {
   await service?.stop()
 })
 
-
-
-const deepen = (market: string) => deepenOn(sim, market)
-const inject = (market: string, usd: number, trader: string) => injectOn(sim, market, usd, trader)
-
 describe("the stream of the running service", () => {
   it("delivers an injected whale trade on its market with the listing's id and shape, and not one on another market", async () => {
     const markets = await openContracts(sim, "venue_a")
@@ -38,10 +33,10 @@ describe("the stream of the running service", () => {
     clients.push(client)
     expect(client.status).toBe(200)
     await client.waitFor((f) => f.comment === "connected")
-    await deepen(other.ref)
-    await deepen(target.ref)
-    await inject(other.ref, 60_000, "e2e_other")
-    await inject(target.ref, 60_000, "e2e_whale")
+    await deepen(sim, other.ref)
+    await deepen(sim, target.ref)
+    await inject(sim, other.ref, 60_000, "e2e_other")
+    await inject(sim, target.ref, 60_000, "e2e_whale")
     const frame = await client.waitFor((f) => f.event === "trade" && JSON.parse(f.data ?? "").trader?.ref === "venue_a:e2e_whale", 30_000)
     const row = JSON.parse(frame.data ?? "")
     expect(row.market.ref).toBe(target.ref)
@@ -61,13 +56,13 @@ describe("the stream of the running service", () => {
     const client = await openSse(`${base}/v2/stream?channels=trades&market=${encodeURIComponent(target.ref)}&minUsd=40000`, key)
     clients.push(client)
     await client.waitFor((f) => f.comment === "connected")
-    await deepen(target.ref)
-    await inject(target.ref, 60_000, "e2e_gap_seen")
+    await deepen(sim, target.ref)
+    await inject(sim, target.ref, 60_000, "e2e_gap_seen")
     const last = JSON.parse((await client.waitFor((f) => f.event === "trade" && JSON.parse(f.data ?? "").trader?.ref === "venue_a:e2e_gap_seen", 30_000)).data ?? "")
     client.close()
     // Missed while disconnected.
-    await inject(target.ref, 70_000, "e2e_gap_missed1")
-    await inject(target.ref, 80_000, "e2e_gap_missed2")
+    await inject(sim, target.ref, 70_000, "e2e_gap_missed1")
+    await inject(sim, target.ref, 80_000, "e2e_gap_missed2")
     const query = `market=${encodeURIComponent(target.ref)}&minUsd=40000&since=${encodeURIComponent(last.time)}`
     const page = await waitFor("the missed trades in GET /v2/trades", async () => {
       const answer = await fetch(`${base}/v2/trades?${query}`, { headers: { authorization: `Bearer ${key}` } })
