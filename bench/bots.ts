@@ -6,7 +6,9 @@
 // with mixed filters, 1,000 market bots with mixed rules) is spawned and the recording is delivered to
 // it in chunks of `chunk` events, as the live layer takes them off its queues (4,096; 1 = one event per
 // delivery); the time covers routing, signal matching, book walks with fees, and every bot transition.
-// Run: node --import tsx bench/bots.ts [whaleTrades] [bots] [typical|dense] [static|churn] [chunk]
+// Run: node --expose-gc --import tsx bench/bots.ts [whaleTrades] [bots] [typical|dense] [static|churn] [chunk]
+// With --expose-gc each round starts from a collected heap (the previous round's bots are garbage, and
+// collecting them inside the next round's timing made rounds differ by up to 30 %).
 import { BotRegistry } from "../src/actors/bots/registry.js"
 import type { AnyBotContext } from "../src/actors/bots/bot-types.js"
 import { CATEGORIES, VENUES, type Category, type Venue } from "../src/domain/enums.js"
@@ -121,7 +123,9 @@ const events = world.delivered
 const whale = events.filter((e) => e._tag === "TradeRecorded").length
 console.log(`feed: ${fmt(events.length)} events (${fmt(whale)} whale trades on the IntelBus) recorded in ${fmt(performance.now() - started)} ms`)
 
+const rates: Array<number> = []
 for (let round = 1; round <= ROUNDS; round++) {
+  ;(globalThis as { gc?: () => void }).gc?.()
   const bots = new BotRegistry(world.reads)
   const t0 = performance.now()
   for (const ctx of botsFor(BOTS)) bots.spawn(ctx)
@@ -142,5 +146,8 @@ for (let round = 1; round <= ROUNDS; round++) {
     ` ${(c.fills / whale).toFixed(1)} copies per whale trade;` +
     ` ${fmt(c.routed)} trades routed to bots in ${fmt(c.sends)} bot commands, ${fmt(c.signalTests)} signal tests, ${fmt(c.fills)} fills, ${fmt(trades)} bot trades`,
   )
+  rates.push(whale / (ms / 1000))
   bots.stop()
 }
+const sorted = [...rates].sort((a, b) => a - b)
+console.log(`median of ${ROUNDS} rounds: ${fmt(sorted[Math.floor(ROUNDS / 2)] ?? 0)} whale trades/s with ${fmt(BOTS)} running bots (best ${fmt(sorted[ROUNDS - 1] ?? 0)})`)

@@ -64,7 +64,7 @@ const feedNow = (bots: Bots["Type"]) =>
   Effect.map(Clock.currentTimeMillis, (wall) => (Number.isFinite(bots.registry.feedTime()) ? bots.registry.feedTime() : wall))
 
 const base = (id: string, accountId: string, createdAt: number, name: string, alerts: boolean) => ({
-  id, accountId, name, mode: "paper" as const, alerts, createdAt, trades: [], nextSeq: 1,
+  id, accountId, name, mode: "paper" as const, alerts, createdAt, trades: [],
 })
 
 // ---- create ----

@@ -12,7 +12,7 @@ export const HOUR = 60 * MIN
 let n = 0
 const core = (kind: string, over: { readonly id?: string; readonly accountId?: string; readonly name?: string }) => ({
   id: over.id ?? `${kind}:b${++n}`, accountId: over.accountId ?? "acct", name: over.name ?? `${kind} bot`, mode: "paper" as const,
-  alerts: true, createdAt: T0, trades: [], nextSeq: 1,
+  alerts: true, createdAt: T0, trades: [],
 })
 
 export const aTraderBot = (o: { readonly trader?: string; readonly sizing?: Sizing; readonly mirrorExits?: boolean; readonly id?: string; readonly accountId?: string } = {}): TraderBotContext => ({

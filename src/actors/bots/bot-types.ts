@@ -19,7 +19,6 @@ export interface BotCore {
   readonly createdAt: number
   /** Every trade, oldest first; append-only, changed in place (ledger.ts); `seq` n at index n − 1. */
   readonly trades: Array<BotTrade>
-  readonly nextSeq: number
 }
 
 export interface TraderSettings {
@@ -100,6 +99,11 @@ export interface TradeBatch {
   readonly trades: ReadonlyArray<SourceTrade>
   readonly quoters: ReadonlyArray<Quoter>
   readonly ords: ReadonlyArray<number>
+  /**
+   * Where the bot's fills go (the registry's outbox), in place of an xstate `emit` per fill: measured
+   * (xstate 5.33, 5,000 actors) a send costs ~3.4 µs, and each `emit` or `assign` in it ~4 µs more.
+   */
+  readonly out: (event: BotEmitted) => void
 }
 
 /** Commands every kind understands. */

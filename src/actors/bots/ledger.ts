@@ -58,6 +58,9 @@ export interface Filled {
 const round6 = (x: number): number => Math.round(x * 1e6) / 1e6
 const clampPrice = (p: number): number => (p < 0 ? 0 : p > 1 ? 1 : p)
 
+/** The seq of a bot's next trade (seq n sits at index n − 1). */
+export const nextSeqOf = (bot: { readonly trades: ReadonlyArray<BotTrade> }): number => bot.trades.length + 1
+
 export const openTrade = (o: {
   readonly botId: string
   readonly seq: number

@@ -5,7 +5,7 @@
 // the next market of the series whenever the bot is `seeking`. Outputs leave only by `emit`.
 import { and, enqueueActions, not, or, setup, type SnapshotFrom } from "xstate"
 import type { BotEmitted, MarketBotContext, MarketCommand } from "./bot-types.js"
-import { type BotTrade, openTrade, sellHeld, settleOn, sidePrice } from "./ledger.js"
+import { type BotTrade, nextSeqOf, openTrade, sellHeld, settleOn, sidePrice } from "./ledger.js"
 import { buyTriggered, exitDue } from "./market-rule.js"
 
 /** The open trade on the current market: a market bot holds at most one, its latest. */
@@ -34,11 +34,11 @@ export const marketBotMachine = setup({
       const fill = event.quoter.buy(settings.side, settings.sizing.usd)
       if (fill === null) return
       const trade = openTrade({
-        botId: context.id, seq: context.nextSeq, market: settings.market, side: settings.side, outcome: settings.sideName,
+        botId: context.id, seq: nextSeqOf(context), market: settings.market, side: settings.side, outcome: settings.sideName,
         fill, at: event.ts, sourceUsd: null,
       })
       context.trades.push(trade)
-      enqueue.assign({ nextSeq: context.nextSeq + 1, boughtHere: true })
+      enqueue.assign({ boughtHere: true })
       enqueue.emit({
         type: "bot.traded", botId: context.id, accountId: context.accountId, kind: "market", action: "buy",
         market: settings.market, side: settings.side, outcome: settings.sideName, fill, at: event.ts,

@@ -137,6 +137,8 @@ export class BotRegistry {
   private outbox: Array<{ readonly ord: number; readonly event: BotEmitted }> = []
   private ord = 0
   private sending = 0
+  /** A batch's `out`: what the bot emitted, as if by `emit`. */
+  private readonly out = (event: BotEmitted): void => this.emitted(event)
   private now = Number.NEGATIVE_INFINITY
   private minute = Number.NEGATIVE_INFINITY
   readonly counters: BotRegistryCounters = { intelEvents: 0, marketEvents: 0, sends: 0, routed: 0, signalTests: 0, fills: 0 }
@@ -347,8 +349,8 @@ export class BotRegistry {
       for (const p of batches) {
         this.counters.sends++
         const { entry, trades, quoters, ords } = p
-        if (entry.kind === "trader") entry.actor.send({ type: "trades.seen", trades, quoters, ords })
-        else if (entry.kind === "signal") entry.actor.send({ type: "trades.matched", trades, quoters, ords })
+        if (entry.kind === "trader") entry.actor.send({ type: "trades.seen", trades, quoters, ords, out: this.out })
+        else if (entry.kind === "signal") entry.actor.send({ type: "trades.matched", trades, quoters, ords, out: this.out })
       }
     }
     this.quoters.clear()

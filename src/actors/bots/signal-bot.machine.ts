@@ -1,10 +1,10 @@
 // The signal bot: copies every whale buy the registry matched against its signal (signal-match.ts) as a
 // paper buy at its sizing; the matches of one delivery come as one command, handled trade by trade. It
 // cannot be paused (spec): running, then ended when deleted. Settlement closes its open trades in both
-// states. Outputs leave only by `emit`.
+// states. Fills leave through the batch's `out` (TradeBatch); every other output leaves by `emit`.
 import { enqueueActions, setup, type SnapshotFrom } from "xstate"
 import type { BotEmitted, SignalBotContext, SignalCommand } from "./bot-types.js"
-import { addMatched, openTrade, settleOn } from "./ledger.js"
+import { addMatched, nextSeqOf, openTrade, settleOn } from "./ledger.js"
 import { stakeOf } from "./signal-match.js"
 
 export const signalBotMachine = setup({
@@ -15,9 +15,8 @@ export const signalBotMachine = setup({
     emitted: {} as BotEmitted,
   },
   actions: {
-    copy: enqueueActions(({ context, event, enqueue }) => {
+    copy: enqueueActions(({ context, event }) => {
       if (event.type !== "trades.matched") return
-      let seq = context.nextSeq
       event.trades.forEach((t, i) => {
         const quoter = event.quoters[i]
         const ord = event.ords[i]
@@ -26,15 +25,13 @@ export const signalBotMachine = setup({
         const fill = quoter.buy(t.side, stakeOf(context.settings.sizing, t.usd))
         if (fill === null) return
         context.trades.push(openTrade({
-          botId: context.id, seq, market: t.market, side: t.side, outcome: t.outcome, fill, at: t.time, sourceUsd: t.usd,
+          botId: context.id, seq: nextSeqOf(context), market: t.market, side: t.side, outcome: t.outcome, fill, at: t.time, sourceUsd: t.usd,
         }))
-        seq++
-        enqueue.emit({
+        event.out({
           type: "bot.traded", botId: context.id, accountId: context.accountId, kind: "signal", action: "buy",
           market: t.market, side: t.side, outcome: t.outcome, fill, at: t.time, ord,
         })
       })
-      if (seq !== context.nextSeq) enqueue.assign({ nextSeq: seq })
     }),
     settle: enqueueActions(({ context, event, enqueue }) => {
       if (event.type !== "market.settled") return
