@@ -8,6 +8,7 @@ import { Health, HealthReport } from "../operations/health.js"
 import { Counters } from "../store/counters.js"
 import { CurrentPrincipal, RequireRead, RequireWrite } from "./auth.js"
 import { ErrorEnvelopes, successSchema, wrapSuccess } from "./envelope.js"
+import { bodyJson } from "./json.js"
 import { currentMeter, operationContext } from "./meter.js"
 
 type Fields = Schema.Struct.Fields
@@ -147,13 +148,14 @@ export const encodesAsIs = (ast: SchemaAST.AST): boolean => {
  * written as it is: the handler's typed value is already JSON-shaped, and checking a page of 50 trade
  * rows field by field costs more than the rest of the request. The test suite (VITEST) still checks
  * every such output against its Schema, so a handler that breaks a refinement fails its route's tests.
+ * Listing rows are written once per row object (json.ts).
  */
 const respond = (op: AnyOperation): ((output: unknown) => Effect.Effect<unknown>) => {
   if (!encodesAsIs(op.output.ast)) return (output) => Effect.succeed(wrapSuccess(op, output))
   const check = process.env["VITEST"] === undefined ? undefined : Schema.validate(op.output as Schema.Schema<unknown>)
   return (output) => {
     // A string body is written with its headers in one write (a Uint8Array one costs an encode and a writev).
-    const body = JSON.stringify(wrapSuccess(op, output))
+    const body = bodyJson(wrapSuccess(op, output))
     const response = HttpServerResponse.raw(body, { status: op.status, contentType: "application/json", contentLength: Buffer.byteLength(body) })
     return check === undefined ? Effect.succeed(response) : Effect.as(Effect.orDie(check(output)), response)
   }

@@ -111,20 +111,42 @@ const withRecordFilter = (intel: IntelService, input: ListTradesInput, query: Tr
 }
 
 /**
+ * The last row made of each stored trade. A stored trade object never changes (a settlement replaces
+ * it), so its row is the same while the trader's summary figures are: the same row object then goes out
+ * again, and the HTTP door writes its JSON text once (http/json.ts).
+ */
+const rowOfTrade = new WeakMap<StoredTrade, TradeRow>()
+
+/** The row shows these figures (as traderSummary writes them); an unnamed trade's row shows none. */
+const sameFigures = (row: TradeRow, s: SummaryFigures | null): boolean => {
+  const shown = row.trader
+  return shown === null || (shown.winRate === (s?.winRate ?? null) && shown.profit === (s?.profit ?? null) && shown.settled === (s?.settled ?? 0))
+}
+
+export const tradeRowWith = (t: StoredTrade, summary: SummaryFigures | null): TradeRow => {
+  const figures = summary ?? t.summary
+  const known = rowOfTrade.get(t)
+  if (known !== undefined && sameFigures(known, figures)) return known
+  const row = tradeRowOf(t, figures)
+  rowOfTrade.set(t, row)
+  return row
+}
+
+/**
  * Rows with each trader's live summary (the stored one when Intel does not know the trader), looked up
  * once per trader and kind of market however many rows share them.
  */
 export const liveTradeRows = (intel: IntelService, trades: ReadonlyArray<StoredTrade>): Array<TradeRow> => {
   const summaries = new Map<string, SummaryFigures | null>()
   return trades.map((t) => {
-    if (t.trader === null) return tradeRowOf(t)
+    if (t.trader === null) return tradeRowWith(t, null)
     const key = `${t.trader}\u0000${t.category ?? ""}\u0000${t.kind ?? ""}`
     let summary = summaries.get(key)
     if (summary === undefined) {
       summary = intel.record(t.trader, null, null) === undefined ? null : intel.summary(t.trader, t.category, t.kind)
       summaries.set(key, summary)
     }
-    return summary === null ? tradeRowOf(t) : tradeRowOf(t, summary)
+    return tradeRowWith(t, summary)
   })
 }
 
