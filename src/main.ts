@@ -13,7 +13,7 @@ import { FeedsLive } from "./feeds/live.js"
 import { AccountsLive } from "./actors/accounts/registry.js"
 import { BotsLive } from "./actors/bots/bots-live.js"
 import { BacktestHistoryLive } from "./intel/backtest-store.js"
-import { IntelBus } from "./intel/intel-bus.js"
+import { IntelBus, OrderedFeed } from "./intel/intel-bus.js"
 import { Fanout } from "./sse/fanout.js"
 import { StreamDoorLive } from "./sse/door.js"
 import { IntelLive } from "./intel/live.js"
@@ -85,7 +85,7 @@ const ServicesLive = Layer.mergeAll(AccountsLive, BotsLive.pipe(Layer.provide(Ac
 /** Everything that serves, over the store's services. */
 const DoorsLive = Layer.mergeAll(HttpLive, DatabaseCheckLive).pipe(
   Layer.provideMerge(ServicesLive),
-  Layer.provide(Layer.mergeAll(Counters.live, CursorKeyLive, Health.layer, FeedBus.layer, MarketBus.layer, IntelBus.layer)),
+  Layer.provide(Layer.mergeAll(Counters.live, CursorKeyLive, Health.layer, FeedBus.layer, MarketBus.layer, IntelBus.layer, OrderedFeed.layer)),
 )
 
 const logLevels = {

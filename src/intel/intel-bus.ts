@@ -3,6 +3,7 @@
 // or move; a trade appears once as TradeRecorded and again as TradeSettled when its market settles.
 // History loaded by backfill or restored at start is not published (bots must not trade on the past).
 import { Context, Effect, Layer, PubSub } from "effect"
+import type { MarketEvent } from "../domain/market-events.js"
 import type { StoredMove, StoredTrade } from "./pipeline.js"
 
 export type IntelEvent =
@@ -19,4 +20,22 @@ export class IntelBus extends Context.Tag("whalewatch/IntelBus")<IntelBus, PubSu
     IntelBus,
     Effect.acquireRelease(PubSub.sliding<IntelEvent>(IntelBus.capacity), PubSub.shutdown),
   )
+}
+
+/**
+ * The live feed in ONE order, for followers that act on trades and on market events together (bots):
+ * the IntelBus events and the market events below, as the intel pipeline handled them. A follower of
+ * the MarketBus and the IntelBus on two fibers sees them in whatever order the fibers run, so a whale
+ * buy could reach a bot after the settlement that followed it (the copy would then never settle), and a
+ * replayed feed could give other bot trades. Published by IntelLive from the hand-over on; unbounded,
+ * because a dropped settlement or trade would leave a bot wrong.
+ */
+export type OrderedEvent = MarketEvent | IntelEvent
+
+/** Market events carried on the OrderedFeed: prices and lifecycle (not books or prints). */
+export const carriedInOrder = (event: MarketEvent): boolean =>
+  event._tag === "PriceChanged" || event._tag === "MarketSettled" || event._tag === "MarketVoided" || event._tag === "MarketOpened"
+
+export class OrderedFeed extends Context.Tag("whalewatch/OrderedFeed")<OrderedFeed, PubSub.PubSub<OrderedEvent>>() {
+  static readonly layer = Layer.scoped(OrderedFeed, Effect.acquireRelease(PubSub.unbounded<OrderedEvent>(), PubSub.shutdown))
 }

@@ -9,6 +9,9 @@
 // the kept live events are applied, and the bus is followed. The overlap (live events from connecting
 // to `until`) is dropped by the pipeline's stable trade ids; a restart backfills only after the
 // `backfill_progress` time stored per venue.
+//
+// From the hand-over on, what the pipeline records goes out on the IntelBus, and the OrderedFeed gets
+// the same events with the market events bots act on (prices, lifecycle) in the order they were handled.
 import type { SqlClient } from "@effect/sql"
 import { Clock, Context, Duration, Effect, Layer, PubSub, Queue, Ref, Runtime, Schedule } from "effect"
 import { MarketRegistry } from "../actors/markets/registry.js"
@@ -24,7 +27,7 @@ import { Health } from "../operations/health.js"
 import { backfilledUntil, persistIntel, restorePipeline, setBackfilledUntil, storedWhaleTradesSince } from "../store/intel.js"
 import { MarketStore } from "../store/markets.js"
 import { DAY_MS } from "./config.js"
-import { IntelBus } from "./intel-bus.js"
+import { carriedInOrder, IntelBus, OrderedFeed } from "./intel-bus.js"
 import { IntelPipeline } from "./pipeline.js"
 import type { RecordRow, SummaryFigures } from "./records.js"
 import { TradeIndex } from "./trade-index.js"
@@ -73,7 +76,7 @@ const describe = (state: BackfillState): string => {
   }
 }
 
-export const makeIntelLayer = (options: IntelLiveOptions = {}): Layer.Layer<Intel, never, MarketBus | Markets | IntelBus | SqlClient.SqlClient | Health | VenueFeeds> =>
+export const makeIntelLayer = (options: IntelLiveOptions = {}): Layer.Layer<Intel, never, MarketBus | Markets | IntelBus | OrderedFeed | SqlClient.SqlClient | Health | VenueFeeds> =>
   Layer.scoped(
     Intel,
     Effect.gen(function* () {
@@ -84,6 +87,12 @@ export const makeIntelLayer = (options: IntelLiveOptions = {}): Layer.Layer<Inte
       const runtime = yield* Effect.runtime<SqlClient.SqlClient>()
       const pipeline = new IntelPipeline()
       const intelBus = yield* IntelBus
+      const ordered = yield* OrderedFeed
+      /** A live market event: into the pipeline (what it records goes out through `observe`), then on in order. */
+      const follow = (event: MarketEvent): void => {
+        pipeline.apply(event)
+        if (carriedInOrder(event)) ordered.unsafeOffer(event)
+      }
       const trades = new TradeIndex(TRADES_WINDOW_DAYS)
       // Reads see a trade once it is stored: the index takes each batch after its write.
       const flush = Effect.suspend(() => {
@@ -104,7 +113,7 @@ export const makeIntelLayer = (options: IntelLiveOptions = {}): Layer.Layer<Inte
       // Live events: kept while history loads, applied after.
       yield* Effect.forkScoped(Effect.forever(Effect.flatMap(Queue.takeBetween(events, 1, 4_096), (chunk) =>
         Effect.sync(() => {
-          if (live.following) for (const event of chunk) pipeline.apply(event)
+          if (live.following) for (const event of chunk) follow(event)
           else for (const event of chunk) live.kept.push(event)
         }))))
       yield* Effect.forkScoped(Effect.forever(Effect.zipRight(Effect.sleep(Duration.millis(options.flushEveryMs ?? 500)), flush))
@@ -151,8 +160,11 @@ export const makeIntelLayer = (options: IntelLiveOptions = {}): Layer.Layer<Inte
         // Hand over: what the live feed sent meanwhile, then the bus itself.
         yield* Effect.sync(() => {
           // From here on what the pipeline records is live news: the stream, bots and webhooks get it.
-          pipeline.observe = (event) => void intelBus.unsafeOffer(event)
-          for (const event of live.kept) pipeline.apply(event)
+          pipeline.observe = (event) => {
+            intelBus.unsafeOffer(event)
+            ordered.unsafeOffer(event)
+          }
+          for (const event of live.kept) follow(event)
           live.kept = []
           live.following = true
         })

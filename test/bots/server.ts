@@ -1,15 +1,16 @@
 // A server with only the bot operations, the real Bots layer over a TestDb, and markets from a real
-// MarketRegistry the test feeds (books for fills). Keys are in memory: `write` and `read` of account A,
+// MarketRegistry the test feeds (books for fills; its market events go on to the bots' OrderedFeed, as
+// IntelLive passes them on). Keys are in memory: `write` and `read` of account A,
 // `other` of account B. `known(ref, name)` stores a named trade so a trader exists.
 import { Effect, Layer, ManagedRuntime } from "effect"
 import { SqlClient } from "@effect/sql"
 import { Bots, makeBotsLayer, type BotsService } from "../../src/actors/bots/bots-live.js"
-import { MarketBus, Markets, marketsOf } from "../../src/actors/markets/market-bus.js"
+import { Markets, marketsOf } from "../../src/actors/markets/market-bus.js"
 import { MarketRegistry } from "../../src/actors/markets/registry.js"
 import type { FeedEvent } from "../../src/domain/feed-events.js"
 import type { MarketEvent } from "../../src/domain/market-events.js"
 import { makeHttpServer, serverUrl } from "../../src/http/server.js"
-import { IntelBus } from "../../src/intel/intel-bus.js"
+import { carriedInOrder, OrderedFeed } from "../../src/intel/intel-bus.js"
 import { createBot, deleteBot, getBot, listBots, updateBot } from "../../src/operations/bots.js"
 import { Health } from "../../src/operations/health.js"
 import { CursorKey } from "../../src/operations/paging.js"
@@ -37,7 +38,7 @@ export const startBotsServer = async (): Promise<BotsServer> => {
   }
   let publish: (e: MarketEvent) => void = () => {}
   const markets = new MarketRegistry((e) => publish(e))
-  const base = Layer.mergeAll(Layer.succeed(Markets, marketsOf(markets)), MarketBus.layer, IntelBus.layer)
+  const base = Layer.mergeAll(Layer.succeed(Markets, marketsOf(markets)), OrderedFeed.layer)
   const botsLayer = makeBotsLayer({ flushEveryMs: 50 }).pipe(Layer.provideMerge(base))
   const layer = makeHttpServer([createBot, listBots, getBot, updateBot, deleteBot], { port: 0, host: "127.0.0.1" }).pipe(
     Layer.provide([memoryKeys(tokens), Counters.memory, Health.layer, CursorKey.layer("bots-cursor")]),
@@ -47,8 +48,10 @@ export const startBotsServer = async (): Promise<BotsServer> => {
   const runtime = ManagedRuntime.make(layer)
   const url = await runtime.runPromise(serverUrl)
   const bots = await runtime.runPromise(Bots)
-  const marketBus = await runtime.runPromise(MarketBus)
-  publish = (e) => void marketBus.unsafeOffer(e)
+  const ordered = await runtime.runPromise(OrderedFeed)
+  publish = (e) => {
+    if (carriedInOrder(e)) ordered.unsafeOffer(e)
+  }
   return {
     url, bots, markets,
     feed: (...batch) => {

@@ -6,7 +6,7 @@
 // trading, GET /v2/paper "hand-placed and bot positions together"; Paper position).
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { healthy, startService, waitFor, type Service } from "../support/service.js"
-import { deepen, inject, openContracts, type SimContract } from "../support/sim-control.js"
+import { deepen, inject, openContracts, settle, type SimContract } from "../support/sim-control.js"
 
 let service: Service | undefined
 let base = ""
@@ -128,5 +128,37 @@ describe("bot fills in GET /v2/paper", () => {
     expect(account.orders.data).toEqual([])
     // Totals count the bots' open holdings.
     expect(account.totals.openUsd).toBeCloseTo(positions.reduce((n, p) => n + p.cost, 0), 5)
+  }, 120_000)
+
+  it("a whale buy and the settlement right after it reach a bot in that order: the copy opens, then settles", async () => {
+    const markets = await openContracts(sim, "venue_a")
+    // The last open market (the simulator may hold only a few): settling it ends nothing the test above needs.
+    const first = markets[0] as SimContract
+    const target = markets[markets.length - 1] as SimContract
+    expect(target).toBeDefined()
+    const name = "e2e_order_whale"
+    const whale = `venue_a:${name}`
+    await deepen(sim, first.ref)
+    await inject(sim, first.ref, 60_000, name)
+    await waitFor("the whale as a known trader", slowly(async () => {
+      const r = await fetch(`${base}/v2/traders/${encodeURIComponent(whale)}`, { headers: headers() })
+      await r.arrayBuffer()
+      return r.status === 200 ? true : undefined
+    }), 30_000)
+    const bot = await api("POST", "/v2/bots", { trigger: { trader: whale }, sizing: { usd: 30 } })
+    expect(bot.status, JSON.stringify(bot.body)).toBe(201)
+
+    // The buy and, without waiting, its market's settlement: both go out on the feed back to back.
+    await deepen(sim, target.ref)
+    await inject(sim, target.ref, 60_000, name)
+    await settle(sim, target.ref, "yes")
+    const trades = await waitFor("the bot's copy, settled", slowly(async () => {
+      const r = await api("GET", `/v2/bots/${encodeURIComponent(bot.body.data.id)}?include=trades`)
+      const data = r.status === 200 ? (r.body.data.trades.data as Array<any>) : []
+      return data.length > 0 && data.every((t) => t.status === "closed") ? data : undefined
+    }), 30_000)
+    expect(trades).toHaveLength(1)
+    expect(trades[0]).toMatchObject({ market: { ref: target.ref }, status: "closed", result: "win" })
+    expect(trades[0].closedAt).not.toBeNull()
   }, 120_000)
 })

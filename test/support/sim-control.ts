@@ -1,5 +1,5 @@
 // The simulator's control API as the end-to-end tests drive it: its open single-contract markets, a deep
-// book on one, and an injected trade.
+// book on one, an injected trade, and a settlement.
 import { expect } from "vitest"
 
 export interface SimContract {
@@ -30,6 +30,16 @@ export const inject = async (sim: string, market: string, usd: number, trader: s
     method: "POST",
     headers: { "content-type": "application/json" },
     body: JSON.stringify({ market, outcome: "yes", action: "buy", usd, price: 0.99, trader }),
+  })
+  expect(response.status, await response.clone().text()).toBe(200)
+}
+
+/** Settles a contract: `outcome` wins. */
+export const settle = async (sim: string, market: string, outcome: string): Promise<void> => {
+  const response = await fetch(`${sim}/control/markets/${encodeURIComponent(market)}/settle`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ outcome }),
   })
   expect(response.status, await response.clone().text()).toBe(200)
 }

@@ -1,15 +1,15 @@
 // The bots of a running service as an Effect service: restores every bot from its stored snapshot,
-// follows the MarketBus (prices, settlements, series listings) and the IntelBus (live trades) into the
-// BotRegistry, persists the snapshots of bots whose money or status moved from its own fiber (every
+// follows the OrderedFeed (live trades with the prices, settlements and series listings, in the one order
+// the intel pipeline handled them: intel-bus.ts) into the BotRegistry, persists the snapshots of bots whose money or status moved from its own fiber (every
 // `flushEveryMs`; the rest on shutdown), then hands their fills to the paper accounts (when the Accounts
 // service runs) so trader and signal bot holdings show in GET /v2/paper. Operations persist their own
 // changes at once (`persist`) before they answer. Actors never touch the database; this layer does.
 import type { SqlClient } from "@effect/sql"
 import { Context, Duration, Effect, Layer, Option, PubSub, Queue } from "effect"
-import { IntelBus } from "../../intel/intel-bus.js"
+import { OrderedFeed } from "../../intel/intel-bus.js"
 import { BotStore, type BotSave } from "../../store/bots.js"
 import { Accounts } from "../accounts/registry.js"
-import { MarketBus, Markets } from "../markets/market-bus.js"
+import { Markets } from "../markets/market-bus.js"
 import { BotRegistry, type BotTraded, type MarketReads } from "./registry.js"
 import { settingsOf } from "./view.js"
 
@@ -48,16 +48,15 @@ class SavedTrades {
   }
 }
 
-export const makeBotsLayer = (options: BotsOptions = {}): Layer.Layer<Bots, never, IntelBus | MarketBus | Markets | SqlClient.SqlClient> =>
+export const makeBotsLayer = (options: BotsOptions = {}): Layer.Layer<Bots, never, OrderedFeed | Markets | SqlClient.SqlClient> =>
   Layer.scoped(
     Bots,
     Effect.gen(function* () {
       const markets = yield* Markets
       const accounts = yield* Effect.serviceOption(Accounts)
       const sqlContext = yield* Effect.context<SqlClient.SqlClient>()
-      // Subscribed before the store is read, so events published meanwhile wait in the subscriptions.
-      const marketEvents = yield* PubSub.subscribe(yield* MarketBus)
-      const intelEvents = yield* PubSub.subscribe(yield* IntelBus)
+      // Subscribed before the store is read, so events published meanwhile wait in the subscription.
+      const events = yield* PubSub.subscribe(yield* OrderedFeed)
       const fills = yield* Queue.unbounded<BotTraded>()
       const reads: MarketReads = {
         info: (ref) => markets.info(ref),
@@ -113,11 +112,8 @@ export const makeBotsLayer = (options: BotsOptions = {}): Layer.Layer<Bots, neve
 
       yield* Effect.addFinalizer(() => flushNow)
       yield* Effect.forkScoped(Effect.forever(
-        Effect.flatMap(Queue.takeBetween(marketEvents, 1, 4_096), (chunk) => Effect.sync(() => registry.deliver(chunk))),
-      ))
-      yield* Effect.forkScoped(Effect.forever(
         // One chunk is one delivery: each bot gets its trades of the chunk as one command.
-        Effect.flatMap(Queue.takeBetween(intelEvents, 1, 4_096), (chunk) => Effect.sync(() => registry.deliver(chunk))),
+        Effect.flatMap(Queue.takeBetween(events, 1, 4_096), (chunk) => Effect.sync(() => registry.deliver(chunk))),
       ))
       yield* Effect.forkScoped(Effect.forever(Effect.zipRight(Effect.sleep(Duration.millis(options.flushEveryMs ?? 200)), flushNow)))
 
@@ -137,5 +133,5 @@ export const makeBotsLayer = (options: BotsOptions = {}): Layer.Layer<Bots, neve
     }),
   )
 
-/** Bots of a running service: needs IntelBus, MarketBus, Markets and SqlClient (Accounts when present). */
+/** Bots of a running service: needs OrderedFeed, Markets and SqlClient (Accounts when present). */
 export const BotsLive = makeBotsLayer()
