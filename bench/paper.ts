@@ -9,10 +9,14 @@
 // (p99 ≤ 5 ms at 200 connections needs ~40,000 orders/s), so read the target on the open-loop rows,
 // against the bare route's row at the same rate.
 // The load generator runs in a worker thread (its own event loop), over 200 keep-alive sockets. Keys
-// are stored ones (KeysLive: the real authentication path) unless --keys memory; they rotate across
-// the whole run so no key meets the 120/min limit. Accounts: 20.
+// are stored ones (KeysLive: the real authentication path) unless --keys memory. Accounts: 20.
+// Clients: at a paced rate R the orders come from ceil(R / 1.5) keys taken in turn, each a client
+// sending about 1.5 orders a second (90 a minute, inside the 120/min limit), as agents placing orders
+// do; a key in use stays in KeysLive's cache, so this measures the order path with warm keys. With
+// --cold-keys every order uses a key not used for seconds (each one a lookup in the store: many
+// clients each ordering now and then). The closed loop always rotates keys (≤ 100 orders each).
 //   node --import tsx bench/paper.ts [connections=200] [ordersPerConnection=50] [--rates 100,250,500,1000]
-//     [--seconds 5] [--keys store|memory]
+//     [--seconds 5] [--keys store|memory] [--cold-keys]
 // The crash run of 1,000 orders is the crash test: CRASH_ORDERS=1000 npx vitest run test/paper/crash.test.ts
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
@@ -36,6 +40,9 @@ const PER = Number(positional[1] ?? 50)
 const RATES = (flag("rates") ?? "100,250,500,1000").split(",").map(Number).filter((r) => r > 0)
 const SECONDS = Number(flag("seconds") ?? 5)
 const KEYS_FROM: "store" | "memory" = flag("keys") === "memory" ? "memory" : "store"
+const COLD_KEYS = process.argv.includes("--cold-keys")
+/** Orders a second one paced client sends. */
+const CLIENT_RATE = 1.5
 const MARKETS = 50
 const ACCOUNTS = 20
 const WARM = 1_000
@@ -43,7 +50,10 @@ const WARM = 1_000
 // The orders of the whole bench, so the keys can share them at ≤ 100 each (120/min per key).
 const closedOrders = CONNECTIONS * PER
 const total = 2 * (WARM + closedOrders + RATES.reduce((n, r) => n + r * SECONDS, 0)) // paper and door-only
-const keyCount = Math.ceil(total / 100) + 1
+const rotatingKeys = Math.ceil(total / 100) + 1
+// Paced clients' keys come after the rotating ones: three runs a rate (bare, door, orders), each its own clients.
+const clientKeys = COLD_KEYS ? 0 : 3 * RATES.reduce((n, r) => n + Math.ceil(r / CLIENT_RATE), 0)
+const keyCount = rotatingKeys + clientKeys
 
 const tokens: Array<string> = []
 const memoryTokens: Record<string, Principal> = {}
@@ -92,20 +102,34 @@ const bareUrl = `http://127.0.0.1:${(bare.address() as AddressInfo).port}`
 // One order body per market; the keys rotate across the whole bench (each run starts where the last ended).
 const bodies = Array.from({ length: MARKETS }, (_, m) => JSON.stringify({ market: `venue_a:BM${m}`, outcome: "yes", action: "buy", usd: 10 }))
 let nextToken = 0
+let nextClientKey = rotatingKeys
 const options = (label: string, rate: number, requests: number, path = "/v2/paper-orders"): LoadOptions => {
-  const o: LoadOptions = {
-    connections: CONNECTIONS, requests, seconds: 3_600, rate, path, method: "POST", bodies, tokens, firstToken: nextToken,
-    idempotencyPrefix: label,
+  const base = { connections: CONNECTIONS, requests, seconds: 3_600, rate, path, method: "POST" as const, bodies, idempotencyPrefix: label }
+  const clients = rate > 0 && !COLD_KEYS ? Math.ceil(rate / CLIENT_RATE) : 0
+  if (clients > 0) {
+    // Paced clients: request n uses key n mod clients of this run's own keys.
+    const own = tokens.slice(nextClientKey, nextClientKey + clients)
+    nextClientKey += clients
+    return { ...base, tokens: own, firstToken: 0 }
   }
+  // Rotating keys: request n uses key nextToken + n (mod the rotating keys), ≤ 100 orders a key in all.
+  const o: LoadOptions = { ...base, tokens: tokens.slice(0, rotatingKeys), firstToken: nextToken }
   nextToken += requests
   return o
 }
 const rows: Array<ReturnType<typeof summary>> = []
+/** One request per client key just before a paced run, so its clients start as clients already at work. */
+const warmKeys = async (o: LoadOptions): Promise<void> => {
+  if (o.rate === 0 || COLD_KEYS) return
+  await runLoad(server.url, { ...o, rate: 0, requests: o.tokens.length, idempotencyPrefix: `${o.idempotencyPrefix ?? ""}-warm` })
+}
 const all = async (label: string, rate: number, requests: number) => {
   const o = options(label, rate, requests)
   rows.push(summary("bare node:http", o, await runLoad(bareUrl, o)))
   const door = options(`${label}-door`, rate, requests, "/v2/bench-door-only")
+  await warmKeys(door)
   rows.push(summary("door only (no order)", door, await runLoad(server.url, door)))
+  await warmKeys(o)
   rows.push(summary("POST /v2/paper-orders", o, await runLoad(server.url, o)))
 }
 
@@ -116,7 +140,8 @@ for (const rate of RATES) await all(`open${rate}`, rate, rate * SECONDS)
 await all("closed", 0, closedOrders)
 
 const backend = process.env["DATABASE_URL"] ? "PostgreSQL (DATABASE_URL)" : "embedded PGlite"
-console.log(`paper orders on ${backend}, keys: ${KEYS_FROM === "store" ? "stored (KeysLive)" : "in memory"}, ${ACCOUNTS} accounts, ` +
+console.log(`paper orders on ${backend}, keys: ${KEYS_FROM === "store" ? "stored (KeysLive)" : "in memory"}` +
+  `${COLD_KEYS ? ", a cold key per order" : `, paced clients at ${CLIENT_RATE} orders/s each`}, ${ACCOUNTS} accounts, ` +
   `${CONNECTIONS} keep-alive connections; open loop ${SECONDS} s per rate; latency ms (target p99 ≤ 5)`)
 console.table(rows.map((r) => ({ ...r, statuses: Object.entries(r.statuses).map(([k, n]) => `${k}×${n}`).join(" ") })))
 bare.close()
