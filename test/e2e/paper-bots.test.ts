@@ -160,5 +160,13 @@ describe("bot fills in GET /v2/paper", () => {
     expect(trades).toHaveLength(1)
     expect(trades[0]).toMatchObject({ market: { ref: target.ref }, status: "closed", result: "win" })
     expect(trades[0].closedAt).not.toBeNull()
+    // The paper account's holding of that fill settles too, though the fill reached the account after the
+    // settlement did (bot fills are recorded on the account from the bots' flush).
+    const holding = await waitFor("the bot's holding in GET /v2/paper, settled", slowly(async () => {
+      const r = await api("GET", `/v2/paper?status=all&bot=${encodeURIComponent(bot.body.data.id)}`)
+      const rows = r.status === 200 ? (r.body.data.positions.data as Array<any>) : []
+      return rows.length === 1 && rows[0].status !== "open" ? rows[0] : undefined
+    }), 15_000)
+    expect(holding).toMatchObject({ status: "settled", result: "win", source: "bot", market: { ref: target.ref } })
   }, 120_000)
 })

@@ -309,6 +309,22 @@ describe("GET /v2/paper", () => {
     expect((await paper("alice")).body.data.orders).toBeUndefined()
   })
 
+  it("a bot's fill that reaches the account after its market settled or was voided is settled at once", async () => {
+    const won = market("S1", { asks: [[0.5, 1000]] })
+    const voided = market("S2", { asks: [[0.5, 1000]] })
+    const fill = walkBuy([{ price: 0.5, size: 1000 }], { usd: 20 }, { venue: "venue_a", feeRate: null })
+    if (fill._tag !== "Filled") throw new Error("expected a fill")
+    server.feed(aSettlement({ contract: "S1", t: tick(), winner: "yes" }), aVoid({ contract: "S2", t: tick() }))
+    await new Promise((r) => setTimeout(r, 100))
+    const bot = { id: "trader:late", name: "late copier" }
+    await server.accounts((a) => a.recordBotFill("acct_alice", { bot, market: won, outcome: "Yes", fill }))
+    await server.accounts((a) => a.recordBotFill("acct_alice", { bot, market: voided, outcome: "Yes", fill }))
+    const rows = (await paper("alice", "?status=all&bot=trader:late")).body.data.positions.data as Array<any>
+    const byRef = (ref: string) => rows.find((p) => p.market.contract === ref)
+    expect(byRef(won)).toMatchObject({ status: "settled", result: "win", price: 1, source: "bot" })
+    expect(byRef(voided)).toMatchObject({ status: "settled", result: "void", profit: 0, source: "bot" })
+  })
+
   it("a market bot's holdings stay on the bot, not in the account", async () => {
     const ref = market("M1", { asks: [[0.5, 1000]] })
     const fill = walkBuy([{ price: 0.5, size: 1000 }], { usd: 20 }, { venue: "venue_a", feeRate: null })

@@ -146,12 +146,8 @@ class AccountRegistry {
     for (const [accountId, start] of contexts) {
       let context = start
       for (const ref of new Set(Object.values(context.holdings).map((h) => h.ref))) {
-        const record = this.markets.record(ref)
-        if (record?.status === "settled" && record.winner !== null) {
-          context = applySettlement(context, ref, record.winner.name, record.settledAt ?? 0)
-        } else if (record?.status === "void") {
-          context = applySettlement(context, ref, null, record.settledAt ?? 0)
-        }
+        const over = this.settlementOf(ref)
+        if (over !== null) context = applySettlement(context, ref, over.winner, over.at)
       }
       this.spawn(accountId, context)
     }
@@ -186,6 +182,27 @@ class AccountRegistry {
     actor.send({ type: "fill.recorded", fill })
     this.index(fill.ref, accountId)
     return { profit, before }
+  }
+
+  /** How `ref` ended (winner's name, null on a void), once it has settled or been voided; else null. */
+  private settlementOf(ref: string): { readonly winner: string | null; readonly at: number } | null {
+    const record = this.markets.record(ref)
+    if (record?.status === "settled" && record.winner !== null) return { winner: record.winner.name, at: record.settledAt ?? 0 }
+    if (record?.status === "void") return { winner: null, at: record.settledAt ?? 0 }
+    return null
+  }
+
+  /**
+   * Settles the account's holdings on `ref` at once when the market is already over: a bot's fill
+   * reaches the account from the bots' flush, possibly after the settlement did, and would otherwise
+   * stay open for good. Settling is idempotent (only open holdings change).
+   */
+  settleIfOver(accountId: string, ref: string): void {
+    const over = this.settlementOf(ref)
+    if (over === null) return
+    this.actor(accountId).send(over.winner === null
+      ? { type: "market.voided", ref, at: over.at }
+      : { type: "market.settled", ref, winner: over.winner, at: over.at })
   }
 
   undo(accountId: string, fill: RecordedFill, before: Holding | null, profit: number | null): void {
@@ -308,7 +325,9 @@ export const makeAccountsLayer = (options: AccountsOptions = {}): Layer.Layer<Ac
                 ? Effect.void
                 : Effect.sync(() => registry.undo(accountId, applied.fill, applied.before, applied.profit))),
           )
-          return stored ? { order: applied.order, profit: applied.profit } : null
+          if (!stored) return null
+          registry.settleIfOver(accountId, applied.fill.ref)
+          return { order: applied.order, profit: applied.profit }
         })
 
       const service: AccountsService = {
