@@ -125,12 +125,30 @@ export const applyFill = (context: AccountContext, fill: RecordedFill): {
   return { context: { ...context, seq, holdings, realized }, profit, before }
 }
 
-/** Reverses `applyFill` for a fill whose write failed: the holding as it was, realized without the profit. */
+/** Reverses `applyFill` for a fill whose write failed: the fill taken out of its holding, realized without its profit. */
+// Other fills may have been applied to the same holding since (a group commit applies every waiting order
+// before its one write), so the fill is taken out of the holding as it is NOW, not by putting `before`
+// back (which would also take those fills out): a buy's contracts and cost are subtracted, a sale's
+// contracts and cost basis added back. Only when the holding is just this fill's is `before` restored.
 export const undoFill = (context: AccountContext, fill: RecordedFill, before: Holding | null, profit: number | null): AccountContext => {
   const key = holdingKey(fill.ref, fill.outcome, fill.source, fill.bot?.id ?? null)
   const holdings = { ...context.holdings }
-  if (before === null) delete holdings[key]
-  else holdings[key] = before
+  const now = holdings[key]
+  if (fill.action === "buy") {
+    const merged = before !== null && before.status === "open"
+    if (now !== undefined && now.status === "open" && (merged || now.contracts > fill.contracts + 1e-9)) {
+      const contracts = tidy(now.contracts - fill.contracts, 6)
+      if (contracts > 0) holdings[key] = { ...now, contracts, cost: tidy(now.cost - fill.cost) }
+      else delete holdings[key] // sold since: nothing of it is left to take out
+    } else if (before === null) delete holdings[key]
+    else holdings[key] = before
+  } else if (before !== null && before.status === "open" && before.contracts > 0) {
+    const sold = Math.min(fill.contracts, before.contracts)
+    const basis = tidy((before.cost * sold) / before.contracts)
+    holdings[key] = now !== undefined && now.status === "open"
+      ? { ...now, contracts: tidy(now.contracts + sold, 6), cost: tidy(now.cost + basis) }
+      : before
+  }
   const realized = profit === null || isMarketBot(fill.bot) ? context.realized : tidy(context.realized - profit)
   return { ...context, holdings, realized }
 }

@@ -1,0 +1,64 @@
+// Undoing a fill whose write failed takes out that fill only, whatever was applied to the holding since
+// (a group commit applies every waiting order before its one write).
+import fc from "fast-check"
+import { describe, expect, it } from "vitest"
+import { applyFill, emptyAccount, holdingKey, type AccountContext, type RecordedFill, undoFill } from "./account.machine.js"
+
+const market = { ref: "venue_a:M", contract: "venue_a:M", title: "M", venue: "venue_a", category: null, kind: null } as const
+const fillOf = (seq: number, action: "buy" | "sell", contracts: number, cost: number): RecordedFill => ({
+  seq, ref: "venue_a:M", market, outcome: "Yes", action, contracts, cost, at: 1_000 + seq, source: "hand", bot: null,
+})
+const KEY = holdingKey("venue_a:M", "Yes", "hand", null)
+
+/** Applies fills in order; returns the account and what each apply gave (for undo). */
+const applyAll = (fills: ReadonlyArray<RecordedFill>) => {
+  let context: AccountContext = emptyAccount("a")
+  const applied = fills.map((fill) => {
+    const r = applyFill(context, fill)
+    context = r.context
+    return { fill, before: r.before, profit: r.profit }
+  })
+  return { context, applied }
+}
+
+describe("undoFill", () => {
+  it("two buys on one holding, the first one's write fails: the second stays", () => {
+    const a = fillOf(1, "buy", 10, 5)
+    const b = fillOf(2, "buy", 4, 2.2)
+    const { context, applied } = applyAll([a, b])
+    const undone = undoFill(context, a, applied[0]!.before, applied[0]!.profit)
+    expect(undone.holdings[KEY]).toMatchObject({ contracts: 4, cost: 2.2, status: "open" })
+    // Putting `before` back (null: no holding) would have taken b out too.
+  })
+
+  it("a sale's undo puts its contracts and cost basis back on the holding as it is now", () => {
+    const { context, applied } = applyAll([fillOf(1, "buy", 10, 5), fillOf(2, "sell", 4, 2.4), fillOf(3, "buy", 2, 1)])
+    const sale = applied[1]!
+    const undone = undoFill(context, sale.fill, sale.before, sale.profit)
+    expect(undone.holdings[KEY]).toMatchObject({ contracts: 12, cost: 6 })
+    expect(undone.realized).toBe(0)
+  })
+
+  it("buys only: undoing any failed ones, in any order, leaves what the stored ones alone make", () => {
+    fc.assert(fc.property(
+      fc.array(fc.record({ contracts: fc.integer({ min: 1, max: 1_000 }), cents: fc.integer({ min: 1, max: 99 }), fails: fc.boolean() }), { minLength: 1, maxLength: 12 }),
+      fc.integer({ min: 0, max: 1_000 }),
+      (orders, seed) => {
+        const fills = orders.map((o, i) => fillOf(i + 1, "buy", o.contracts, (o.contracts * o.cents) / 100))
+        const { applied } = applyAll(fills)
+        let context = applyAll(fills).context
+        const failed = applied.filter((_, i) => orders[i]!.fails)
+        // Undo in a shuffled order (the failed writes' fibers finish in any order).
+        const order = failed.map((f, i) => ({ f, r: (i * 7_919 + seed) % 101 })).sort((x, y) => x.r - y.r).map((x) => x.f)
+        for (const f of order) context = undoFill(context, f.fill, f.before, f.profit)
+        const expected = applyAll(fills.filter((_, i) => !orders[i]!.fails)).context.holdings[KEY]
+        const got = context.holdings[KEY]
+        if (expected === undefined) expect(got).toBeUndefined()
+        else {
+          expect(got?.contracts).toBeCloseTo(expected.contracts, 6)
+          expect(got?.cost).toBeCloseTo(expected.cost, 6)
+        }
+      },
+    ), { numRuns: 300, seed: 3 })
+  })
+})
