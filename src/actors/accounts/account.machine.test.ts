@@ -2,7 +2,7 @@
 // (a group commit applies every waiting order before its one write).
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import { applyFill, emptyAccount, holdingKey, type AccountContext, type RecordedFill, undoFill } from "./account.machine.js"
+import { applyFill, applySettlement, emptyAccount, holdingKey, type AccountContext, type RecordedFill, undoFill } from "./account.machine.js"
 
 const market = { ref: "venue_a:M", contract: "venue_a:M", title: "M", venue: "venue_a", category: null, kind: null } as const
 const fillOf = (seq: number, action: "buy" | "sell", contracts: number, cost: number): RecordedFill => ({
@@ -61,4 +61,24 @@ describe("undoFill", () => {
       },
     ), { numRuns: 300, seed: 3 })
   })
+})
+
+describe("a fill after its market settled", () => {
+  const settle = (context: AccountContext, winner: string | null) => applySettlement(context, "venue_a:M", winner, 9_000)
+  for (const winner of ["Yes", "No", null] as const) {
+    it(`joins the settled holding as a restore would make it (${winner ?? "void"})`, () => {
+      const a = fillOf(1, "buy", 10, 4)
+      const b = fillOf(2, "buy", 6, 3)
+      // Live: a, the settlement, then b late. Restore: a and b, then the settlement.
+      const live = applyFill(settle(applyAll([a]).context, winner), b)
+      const restored = settle(applyAll([a, b]).context, winner)
+      expect(live.context.holdings[KEY]).toEqual(restored.holdings[KEY])
+      expect(live.context.realized).toBeCloseTo(restored.realized, 9)
+      expect([live.context.wins, live.context.losses]).toEqual([restored.wins, restored.losses])
+      // And its undo puts the settled holding and realized back.
+      const undone = undoFill(live.context, b, live.before, live.profit)
+      expect(undone.holdings[KEY]).toEqual(settle(applyAll([a]).context, winner).holdings[KEY])
+      expect(undone.realized).toBeCloseTo(settle(applyAll([a]).context, winner).realized, 9)
+    })
+  }
 })

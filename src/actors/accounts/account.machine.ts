@@ -103,6 +103,18 @@ export const applyFill = (context: AccountContext, fill: RecordedFill): {
   const held = context.holdings[key]
   const before = held ?? null
   const seq = Math.max(context.seq, fill.seq)
+  if (fill.action === "buy" && held !== undefined && held.status === "settled") {
+    // A fill that reached the account after its market settled (a bot's, from the bots' flush): it joins the
+    // settled holding as if it had come before the settlement, which is what a restore makes of it.
+    const contracts = tidy(held.contracts + fill.contracts, 6)
+    const cost = tidy(held.cost + fill.cost)
+    const payout = held.result === "void" ? tidy(cost / contracts, 6) : held.payout
+    const gain = held.result === "void" || isMarketBot(fill.bot) ? 0 : fill.contracts * (payout ?? 0) - fill.cost
+    return {
+      context: { ...context, seq, holdings: { ...context.holdings, [key]: { ...held, contracts, cost, payout } }, realized: tidy(context.realized + gain) },
+      profit: null, before,
+    }
+  }
   if (fill.action === "buy") {
     const next: Holding = held !== undefined && held.status === "open"
       ? { ...held, contracts: tidy(held.contracts + fill.contracts, 6), cost: tidy(held.cost + fill.cost) }
@@ -134,6 +146,14 @@ export const undoFill = (context: AccountContext, fill: RecordedFill, before: Ho
   const key = holdingKey(fill.ref, fill.outcome, fill.source, fill.bot?.id ?? null)
   const holdings = { ...context.holdings }
   const now = holdings[key]
+  if (fill.action === "buy" && before !== null && before.status === "settled" && now !== undefined && now.status === "settled") {
+    // It had joined a settled holding (applyFill): take it out again, with what it added to realized.
+    const contracts = tidy(now.contracts - fill.contracts, 6)
+    const cost = tidy(now.cost - fill.cost)
+    const gain = before.result === "void" || isMarketBot(fill.bot) ? 0 : fill.contracts * (before.payout ?? 0) - fill.cost
+    holdings[key] = contracts > 0 ? { ...now, contracts, cost, payout: now.result === "void" ? tidy(cost / contracts, 6) : now.payout } : before
+    return { ...context, holdings, realized: tidy(context.realized - gain) }
+  }
   if (fill.action === "buy") {
     const merged = before !== null && before.status === "open"
     if (now !== undefined && now.status === "open" && (merged || now.contracts > fill.contracts + 1e-9)) {
