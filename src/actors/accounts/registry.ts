@@ -264,11 +264,16 @@ export const makeAccountsLayer = (options: AccountsOptions = {}): Layer.Layer<Ac
       registry.restore(yield* PaperStore.loadAll)
       yield* Effect.addFinalizer(() => Effect.sync(() => registry.stop()))
 
+      // Every market event passes through this subscription (books included), so it is drained in chunks:
+      // a fiber step per event would cost the ingest path, and a subscriber that falls 65,536 events behind
+      // on the sliding MarketBus loses the oldest, settlements among them.
       yield* Effect.forkScoped(Effect.forever(
-        Effect.flatMap(Queue.take(settlements), (event) =>
+        Effect.flatMap(Queue.takeBetween(settlements, 1, 4_096), (chunk) =>
           Effect.sync(() => {
-            if (event._tag === "MarketSettled") registry.settle(event.ref, event.winner.name, event.ts)
-            else if (event._tag === "MarketVoided") registry.settle(event.ref, null, event.ts)
+            for (const event of chunk) {
+              if (event._tag === "MarketSettled") registry.settle(event.ref, event.winner.name, event.ts)
+              else if (event._tag === "MarketVoided") registry.settle(event.ref, null, event.ts)
+            }
           })),
       ))
 
