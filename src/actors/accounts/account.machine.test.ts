@@ -45,8 +45,9 @@ describe("undoFill", () => {
       fc.integer({ min: 0, max: 1_000 }),
       (orders, seed) => {
         const fills = orders.map((o, i) => fillOf(i + 1, "buy", o.contracts, (o.contracts * o.cents) / 100))
-        const { applied } = applyAll(fills)
-        let context = applyAll(fills).context
+        const all = applyAll(fills)
+        const applied = all.applied
+        let context = all.context
         const failed = applied.filter((_, i) => orders[i]!.fails)
         // Undo in a shuffled order (the failed writes' fibers finish in any order).
         const order = failed.map((f, i) => ({ f, r: (i * 7_919 + seed) % 101 })).sort((x, y) => x.r - y.r).map((x) => x.f)

@@ -106,12 +106,9 @@ export const applyFill = (context: AccountContext, fill: RecordedFill): {
   if (fill.action === "buy" && held !== undefined && held.status === "settled") {
     // A fill that reached the account after its market settled (a bot's, from the bots' flush): it joins the
     // settled holding as if it had come before the settlement, which is what a restore makes of it.
-    const contracts = tidy(held.contracts + fill.contracts, 6)
-    const cost = tidy(held.cost + fill.cost)
-    const payout = held.result === "void" ? tidy(cost / contracts, 6) : held.payout
-    const gain = held.result === "void" || isMarketBot(fill.bot) ? 0 : fill.contracts * (payout ?? 0) - fill.cost
+    const joined = settledWith(held, held.contracts + fill.contracts, held.cost + fill.cost)
     return {
-      context: { ...context, seq, holdings: { ...context.holdings, [key]: { ...held, contracts, cost, payout } }, realized: tidy(context.realized + gain) },
+      context: { ...context, seq, holdings: { ...context.holdings, [key]: joined }, realized: tidy(context.realized + settledGain(held, fill)) },
       profit: null, before,
     }
   }
@@ -137,6 +134,17 @@ export const applyFill = (context: AccountContext, fill: RecordedFill): {
   return { context: { ...context, seq, holdings, realized }, profit, before }
 }
 
+/** A settled holding with other contracts and cost (a void pays back the new average entry price). */
+const settledWith = (held: Holding, contracts: number, cost: number): Holding => {
+  const c = tidy(contracts, 6)
+  const paid = tidy(cost)
+  return { ...held, contracts: c, cost: paid, payout: held.result === "void" ? tidy(paid / c, 6) : held.payout }
+}
+
+/** What a buy joining a settled holding adds to realized (nothing on a void or for a market bot). */
+const settledGain = (held: Holding, fill: RecordedFill): number =>
+  held.result === "void" || isMarketBot(fill.bot) ? 0 : fill.contracts * (held.payout ?? 0) - fill.cost
+
 /** Reverses `applyFill` for a fill whose write failed: the fill taken out of its holding, realized without its profit. */
 // Other fills may have been applied to the same holding since (a group commit applies every waiting order
 // before its one write), so the fill is taken out of the holding as it is NOW, not by putting `before`
@@ -148,11 +156,9 @@ export const undoFill = (context: AccountContext, fill: RecordedFill, before: Ho
   const now = holdings[key]
   if (fill.action === "buy" && before !== null && before.status === "settled" && now !== undefined && now.status === "settled") {
     // It had joined a settled holding (applyFill): take it out again, with what it added to realized.
-    const contracts = tidy(now.contracts - fill.contracts, 6)
-    const cost = tidy(now.cost - fill.cost)
-    const gain = before.result === "void" || isMarketBot(fill.bot) ? 0 : fill.contracts * (before.payout ?? 0) - fill.cost
-    holdings[key] = contracts > 0 ? { ...now, contracts, cost, payout: now.result === "void" ? tidy(cost / contracts, 6) : now.payout } : before
-    return { ...context, holdings, realized: tidy(context.realized - gain) }
+    const contracts = now.contracts - fill.contracts
+    holdings[key] = contracts > 1e-9 ? settledWith(now, contracts, now.cost - fill.cost) : before
+    return { ...context, holdings, realized: tidy(context.realized - settledGain(before, fill)) }
   }
   if (fill.action === "buy") {
     const merged = before !== null && before.status === "open"
