@@ -16,6 +16,7 @@ import { BacktestHistoryLive } from "./intel/backtest-store.js"
 import { IntelBus, OrderedFeed } from "./intel/intel-bus.js"
 import { Fanout } from "./sse/fanout.js"
 import { StreamDoorLive } from "./sse/door.js"
+import { makeMcpDoor } from "./mcp/door.js"
 import { IntelLive } from "./intel/live.js"
 import { Health } from "./operations/health.js"
 import { CursorKey } from "./operations/paging.js"
@@ -65,7 +66,7 @@ const CursorKeyLive = Layer.effect(CursorKey, Effect.map(Settings.secret("cursor
 const HttpLive = Layer.unwrapEffect(
   Effect.map(AppConfig, (config) =>
     Layer.effectDiscard(Effect.flatMap(serverUrl, (url) => Effect.logInfo(`whalewatch listening on ${url}`))).pipe(
-      Layer.provideMerge(makeHttpServer(registry, { port: config.port }, StreamDoorLive)),
+      Layer.provideMerge(makeHttpServer(registry, { port: config.port }, Layer.merge(StreamDoorLive, makeMcpDoor(registry)))),
     )),
 )
 

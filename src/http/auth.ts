@@ -52,7 +52,12 @@ export const keyInUrl = (request: HttpServerRequest.HttpServerRequest): Unauthor
 
 const BEARER = /^Bearer +([A-Za-z0-9._~+/=-]+) *$/i
 
-const authorize = (scope: Scope, keys: Keys["Type"], counters: Counters["Type"]) =>
+/**
+ * Who is calling, before any scope: the key is read and checked, one request is counted against its
+ * per-minute limit (429 past it), and the account must hold an active subscription (403). The MCP door
+ * uses this alone (it lists only the tools the key's scopes allow); the routes add their scope.
+ */
+export const authenticate = (keys: Keys["Type"], counters: Counters["Type"]) =>
   Effect.gen(function* () {
     const meter = yield* currentMeter
     const request = yield* HttpServerRequest.HttpServerRequest
@@ -77,11 +82,14 @@ const authorize = (scope: Scope, keys: Keys["Type"], counters: Counters["Type"])
     if (!principal.subscriptionActive) {
       return yield* new ScopeRequired({ error: "The account has no active subscription" })
     }
-    if (!principal.scopes.includes(scope)) {
-      return yield* new ScopeRequired({ error: `This route needs a key with the \`${scope}\` scope` })
-    }
     return principal
   })
+
+const authorize = (scope: Scope, keys: Keys["Type"], counters: Counters["Type"]) =>
+  Effect.flatMap(authenticate(keys, counters), (principal) =>
+    principal.scopes.includes(scope)
+      ? Effect.succeed(principal)
+      : Effect.fail(new ScopeRequired({ error: `This route needs a key with the \`${scope}\` scope` })))
 
 export const AuthLive: Layer.Layer<RequireRead | RequireWrite, never, Keys | Counters> = Layer.mergeAll(
   Layer.effect(RequireRead, Effect.map(Effect.all([Keys, Counters]), ([keys, counters]) =>

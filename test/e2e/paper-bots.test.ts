@@ -4,7 +4,10 @@
 // `source: "bot"` with the bot's `{ id, name }`, beside (not mixed into) the hand holdings; the order
 // list (`include=orders`) stays hand orders only, and the totals count the bots' holdings (spec: Paper
 // trading, GET /v2/paper "hand-placed and bot positions together"; Paper position).
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { registry } from "../../src/operations/registry.js"
 import { healthy, startService, waitFor, type Service } from "../support/service.js"
 import { deepen, inject, openContracts, settle, type SimContract } from "../support/sim-control.js"
 
@@ -168,5 +171,68 @@ describe("bot fills in GET /v2/paper", () => {
       return rows.length === 1 && rows[0].status !== "open" ? rows[0] : undefined
     }), 15_000)
     expect(holding).toMatchObject({ status: "settled", result: "win", source: "bot", market: { ref: target.ref } })
+  }, 120_000)
+})
+
+// The MCP door of the running service (spec: "An MCP endpoint at {base_url}/mcp that exposes the same
+// operations as tools"): the demo key connects with the SDK's client, every operation is a tool, and a
+// paper order placed over MCP is the same order REST shows and replays.
+describe("the MCP endpoint", () => {
+  it("lists every operation as a tool; a paper order placed over MCP is the REST route's order, replayed by either door", async () => {
+    const client = new Client({ name: "e2e", version: "1.0.0" })
+    await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: { authorization: `Bearer ${key}` } } }))
+    try {
+      const tools = await client.listTools()
+      expect(tools.tools.map((t) => t.name).sort()).toEqual(registry.map((op) => op.tool).sort())
+
+      // Listing rows over MCP have the REST rows' shape, and are rows REST lists too.
+      const trades = await client.callTool({ name: "list_trades", arguments: { venue: "venue_a", action: "all", limit: 3 } })
+      expect(trades.isError).toBeFalsy()
+      const mcpRows = (trades.structuredContent as { data: Array<any> }).data
+      const rest = await api("GET", "/v2/trades?venue=venue_a&action=all&limit=50")
+      expect(rest.status).toBe(200)
+      const restRows = rest.body.data as Array<any>
+      expect(mcpRows.length).toBeGreaterThan(0)
+      for (const row of mcpRows) {
+        const same = restRows.find((r) => r.id === row.id)
+        expect(same, `trade ${row.id} over MCP is not in the REST listing`).toBeDefined()
+        expect(Object.keys(row).sort()).toEqual(Object.keys(same).sort())
+        expect(row.market).toEqual(same.market)
+      }
+
+      const market = (await openContracts(sim, "venue_a"))[0] as SimContract
+      await deepen(sim, market.ref)
+      const order = { market: market.ref, outcome: "yes", action: "buy", usd: 10, maxPrice: 0.5, idempotencyKey: "e2e-mcp-order-1" }
+      const placed = await waitFor("a paper buy over MCP against the deep book", slowly(async () => {
+        const r = await client.callTool({ name: "place_paper_order", arguments: order })
+        return r.isError ? undefined : (r.structuredContent as { data: any }).data
+      }), 30_000)
+      expect(placed).toMatchObject({ market: { contract: market.ref }, action: "buy", avgPrice: expect.any(Number) })
+      expect(placed.contracts).toBeGreaterThan(0)
+
+      // The same key again: the first order, over MCP and over REST (the key in its header there).
+      const again = await client.callTool({ name: "place_paper_order", arguments: order })
+      expect((again.structuredContent as { data: any }).data).toEqual(placed)
+      const { idempotencyKey, ...body } = order
+      const response = await fetch(`${base}/v2/paper-orders`, {
+        method: "POST", headers: { ...headers(), "idempotency-key": idempotencyKey }, body: JSON.stringify(body),
+      })
+      expect(response.status).toBe(201)
+      expect(response.headers.get("idempotent-replayed")).toBe("true")
+      expect(((await response.json()) as { data: unknown }).data).toEqual(placed)
+      // The same key for another order: VALIDATION as a tool result with the envelope.
+      const other = await client.callTool({ name: "place_paper_order", arguments: { ...order, usd: 11 } })
+      expect(other.isError).toBe(true)
+      expect(other.structuredContent).toMatchObject({ success: false, code: "VALIDATION" })
+
+      // One order in the account, whichever door reads it.
+      const account = await client.callTool({ name: "get_paper_account", arguments: { include: "orders", source: "hand" } })
+      const orders = (account.structuredContent as { data: { orders: { data: Array<any> } } }).data.orders.data
+      expect(orders.filter((o) => o.id === placed.id)).toHaveLength(1)
+      const restOrders = (await api("GET", "/v2/paper?include=orders&source=hand")).body.data.orders.data as Array<any>
+      expect(restOrders.find((o) => o.id === placed.id)).toEqual(orders.find((o) => o.id === placed.id))
+    } finally {
+      await client.close()
+    }
   }, 120_000)
 })

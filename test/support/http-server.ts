@@ -5,6 +5,7 @@ import { Health } from "../../src/operations/health.js"
 import type { Operation } from "../../src/operations/operation.js"
 import { CursorKey } from "../../src/operations/paging.js"
 import { makeHttpServer, serverUrl } from "../../src/http/server.js"
+import { makeMcpDoor } from "../../src/mcp/door.js"
 import { Counters } from "../../src/store/counters.js"
 import type { Keys } from "../../src/store/keys.js"
 
@@ -21,8 +22,11 @@ export const startServer = async (options: {
   readonly cursorSecret?: string
   /** Replaces the server's Clock (see manual-clock.ts). */
   readonly clock?: Layer.Layer<never>
+  /** Mounts the MCP door (/mcp) over the same operations. */
+  readonly mcp?: boolean
 }): Promise<RunningServer> => {
-  const layer = makeHttpServer(options.operations, { port: 0, host: "127.0.0.1" }).pipe(
+  const doors = options.mcp === true ? makeMcpDoor(options.operations) : Layer.empty
+  const layer = makeHttpServer(options.operations, { port: 0, host: "127.0.0.1" }, doors).pipe(
     Layer.provide([
       options.keys,
       options.counters ?? Counters.memory,

@@ -1,0 +1,166 @@
+// The MCP door: `{base_url}/mcp`, a remote Model Context Protocol server (Streamable HTTP, stateless,
+// JSON responses) whose tools are the operation records of src/operations, each called through the
+// same input Schema and the same `run` as its REST route. It sits on the HTTP door's server as an
+// HttpApi-level middleware, like the SSE door, so the envelope middleware around it refuses keys in
+// the URL and puts the rate headers on every answer.
+//
+// - Authentication happens before the protocol: every HTTP request to /mcp needs the key in the
+//   Authorization header and counts one request against the key's per-minute limit. A missing or
+//   unknown key is 401, a spent limit 429 (with retry-after), an account with no active subscription
+//   403, each with the error envelope; the MCP client's connect() then fails with that status.
+// - tools/list lists only the tools the key's scopes allow (a read key does not see the write tools);
+//   a call of one it does not allow answers SCOPE_REQUIRED, as the route would.
+// - A tool's arguments are its operation's input fields as JSON (path segments and the header fields,
+//   e.g. `idempotencyKey`, included); unknown fields are VALIDATION naming the field.
+// - A result carries the same JSON body as the REST route (`{ data }`, `{ data, nextCursor }`, v1
+//   `{ success, data }`), as text and as structuredContent. A failure is a normal tool result with
+//   isError and the error envelope `{ success: false, error, code }`.
+// - Stateless: a new protocol server per HTTP request, no session ids; GET and DELETE (a standalone
+//   event stream, a session's end) answer 405, which MCP clients read as "no stream offered".
+import { HttpApiBuilder, HttpServerRequest, HttpServerResponse, type HttpApp, type HttpRouter } from "@effect/platform"
+import { Server } from "@modelcontextprotocol/sdk/server/index.js"
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"
+import { CallToolRequestSchema, type CallToolResult, ListToolsRequestSchema, type Tool } from "@modelcontextprotocol/sdk/types.js"
+import { Cause, Effect, JSONSchema, Layer, ParseResult, Runtime, Schema } from "effect"
+import { type ApiError, Internal, isApiError, NotFound, ScopeRequired, toEnvelope, Validation } from "../domain/errors.js"
+import type { Principal } from "../domain/principal.js"
+import { authenticate } from "../http/auth.js"
+import { classify, decodeSentence, errorResponse, successSchema, wrapSuccess } from "../http/envelope.js"
+import { currentMeter, operationContext } from "../http/meter.js"
+import { type AnyOperation, inputSchema, type OperationContext, type OperationsContext } from "../operations/operation.js"
+import { Counters } from "../store/counters.js"
+import { Keys } from "../store/keys.js"
+
+export const MCP_PATH = "/mcp"
+const SERVER_INFO = { name: "whalewatch", version: "0.1.0" } as const
+
+type JsonObject = { readonly [key: string]: unknown }
+
+/**
+ * The JSON Schema of a tool's arguments: the operation's input Schema as `JSONSchema.make` writes it,
+ * with a top-level `$ref` resolved (MCP wants `type: "object"` at the top) and an input that takes no
+ * fields written as an empty object.
+ */
+export const argumentsSchema = (op: AnyOperation): Tool["inputSchema"] => {
+  const { $schema: _draft, ...made } = JSONSchema.make(op.input) as unknown as JsonObject
+  const ref = typeof made["$ref"] === "string" ? made["$ref"].replace(/^#\/\$defs\//, "") : null
+  const defs = made["$defs"] as Record<string, JsonObject> | undefined
+  const top: JsonObject = ref !== null && defs?.[ref] !== undefined ? { ...defs[ref], $defs: defs } : made
+  if (top["type"] !== "object") return { type: "object", properties: {}, additionalProperties: false }
+  return top as Tool["inputSchema"]
+}
+
+const toolOf = (op: AnyOperation): Tool => ({
+  name: op.tool,
+  description: `${op.summary} (${op.method} ${op.path.replace(/:(\w+)/g, "{$1}")})`,
+  inputSchema: argumentsSchema(op),
+  annotations: { readOnlyHint: op.method === "GET", destructiveHint: op.method === "DELETE", openWorldHint: false },
+})
+
+const failed = (e: ApiError): CallToolResult => {
+  const envelope = toEnvelope(e)
+  return { isError: true, content: [{ type: "text", text: JSON.stringify(envelope) }], structuredContent: envelope }
+}
+
+const succeeded = (body: unknown): CallToolResult => ({
+  content: [{ type: "text", text: JSON.stringify(body) }],
+  ...(typeof body === "object" && body !== null && !Array.isArray(body) ? { structuredContent: body as Record<string, unknown> } : {}),
+})
+
+/** The decoded arguments, or VALIDATION with a sentence naming the field (as the HTTP door writes it). */
+const decodeArguments = (op: AnyOperation, args: unknown): Effect.Effect<unknown, Validation> =>
+  Schema.decodeUnknown(inputSchema(op.input as Schema.Schema<unknown, unknown>))(args ?? {}).pipe(
+    Effect.mapError((e) =>
+      new Validation({ error: decodeSentence(ParseResult.ArrayFormatter.formatErrorSync(e), new URLSearchParams()) })),
+  )
+
+/** One tool call: the operation's own Schema and `run`, the REST route's body, or its error envelope. */
+export const callTool = (
+  op: AnyOperation | undefined,
+  name: string,
+  args: unknown,
+  principal: Principal,
+  ctx: OperationContext,
+): Effect.Effect<CallToolResult, never, any> => {
+  if (op === undefined) return Effect.succeed(failed(new NotFound({ error: `No tool named ${name}` })))
+  if (!principal.scopes.includes(op.scope)) {
+    return Effect.succeed(failed(new ScopeRequired({ error: `The tool ${name} needs a key with the \`${op.scope}\` scope` })))
+  }
+  const encode = Schema.encode(successSchema(op) as Schema.Schema<unknown, unknown>)
+  return decodeArguments(op, args).pipe(
+    Effect.flatMap((input) => op.run(input, ctx)),
+    Effect.flatMap((output) => Effect.orDie(encode(wrapSuccess(op, output)))),
+    Effect.map(succeeded),
+    Effect.catchAllCause((cause) => {
+      const failure = Cause.failureOption(cause)
+      if (failure._tag === "Some" && isApiError(failure.value)) return Effect.succeed(failed(failure.value))
+      return Effect.as(Effect.logError(`MCP tool ${name} failed`, cause), failed(new Internal({ error: "Internal error" })))
+    }),
+  )
+}
+
+const methodNotAllowed = HttpServerResponse.unsafeJson(
+  { jsonrpc: "2.0", error: { code: -32000, message: "Method not allowed: this MCP server is stateless; POST JSON-RPC messages" }, id: null },
+  { status: 405, headers: { allow: "POST" } },
+)
+
+const isMcpRequest = (request: HttpServerRequest.HttpServerRequest) => (request.url.split("?")[0] ?? "") === MCP_PATH
+
+/**
+ * The middleware: /mcp here, everything else to the HttpApi. The operations' services come from the
+ * runtime it was built in; the tool handlers run there.
+ */
+export const mcpMiddleware = <Ops extends ReadonlyArray<AnyOperation>>(operations: Ops) =>
+  Effect.gen(function* () {
+    const keys = yield* Keys
+    const counters = yield* Counters
+    const runtime = yield* Effect.runtime<OperationsContext<Ops>>()
+    const byTool = new Map(operations.map((op) => [op.tool, op] as const))
+    if (byTool.size !== operations.length) throw new Error("Two operations share an MCP tool name")
+    const tools = operations.map((op) => ({ op, tool: toolOf(op) }))
+    const run = Runtime.runPromise(runtime as Runtime.Runtime<unknown>)
+
+    const serverFor = (principal: Principal, ctx: OperationContext): Server => {
+      const server = new Server(SERVER_INFO, { capabilities: { tools: { listChanged: false } } })
+      server.setRequestHandler(ListToolsRequestSchema, () => ({
+        tools: tools.filter(({ op }) => principal.scopes.includes(op.scope)).map(({ tool }) => tool),
+      }))
+      server.setRequestHandler(CallToolRequestSchema, (request) =>
+        run(callTool(byTool.get(request.params.name), request.params.name, request.params.arguments, principal, ctx)))
+      return server
+    }
+
+    const serve = Effect.gen(function* () {
+      const request = yield* HttpServerRequest.HttpServerRequest
+      const principal = yield* authenticate(keys, counters)
+      if (request.method !== "POST") return methodNotAllowed
+      const ctx = operationContext(yield* currentMeter, principal, counters)
+      const server = serverFor(principal, ctx)
+      const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true })
+      yield* Effect.promise(() => server.connect(transport))
+      const web = yield* HttpServerRequest.toWeb(request)
+      const response = yield* Effect.promise(() => transport.handleRequest(web)).pipe(
+        Effect.ensuring(Effect.promise(() => server.close())),
+      )
+      return HttpServerResponse.fromWeb(response)
+    })
+
+    return (app: HttpApp.Default): HttpApp.Default<never, HttpRouter.HttpRouter.Provided> =>
+      Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
+        if (!isMcpRequest(request)) return app
+        return serve.pipe(
+          Effect.catchAllCause((cause) => {
+            if (Cause.isInterruptedOnly(cause)) return Effect.interrupt
+            const { error, defect } = classify(cause, request)
+            const logged = defect ? Effect.logError(`${request.method} ${MCP_PATH} failed`, cause) : Effect.void
+            return Effect.as(logged, errorResponse(error))
+          }),
+        )
+      })
+  })
+
+/** The door as a layer for `makeHttpServer(ops, listen, doors)`. */
+export const makeMcpDoor = <Ops extends ReadonlyArray<AnyOperation>>(
+  operations: Ops,
+): Layer.Layer<never, never, Keys | Counters | OperationsContext<Ops>> =>
+  HttpApiBuilder.middleware(mcpMiddleware(operations))

@@ -1,0 +1,196 @@
+// The MCP door (/mcp) on a test server with the test operations, through the SDK's own client: the
+// tools are the operations (same Schema, same handler), the key authenticates before the protocol,
+// scopes decide what is listed, and a tool answers the REST route's body or its error envelope.
+import { Client } from "@modelcontextprotocol/sdk/client/index.js"
+import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { argumentsSchema } from "../../src/mcp/door.js"
+import { registry } from "../../src/operations/registry.js"
+import { call } from "../support/http-client.js"
+import { startServer, type RunningServer } from "../support/http-server.js"
+import { manualClock } from "../support/manual-clock.js"
+import { aPrincipal, memoryKeys } from "../support/memory-keys.js"
+import { testOperations } from "../support/test-operations.js"
+
+const keys = memoryKeys({
+  rw: aPrincipal(),
+  ro: aPrincipal({ scopes: ["read"] }),
+  lapsed: aPrincipal({ subscriptionActive: false }),
+  meter: aPrincipal(),
+  busy: aPrincipal(),
+})
+// Ten seconds into a minute (the rate window resets 50 s later); the clock does not move by itself.
+const clock = manualClock(Date.UTC(2030, 0, 1, 0, 0, 10))
+let server: RunningServer
+const clients: Array<Client> = []
+
+beforeAll(async () => {
+  server = await startServer({ operations: testOperations, keys, mcp: true, clock: clock.layer })
+})
+afterAll(async () => {
+  for (const client of clients) await client.close()
+  await server.close()
+})
+
+const connect = async (token: string | null): Promise<Client> => {
+  const client = new Client({ name: "door-test", version: "1.0.0" })
+  const transport = new StreamableHTTPClientTransport(new URL(`${server.url}/mcp`), {
+    requestInit: { headers: token === null ? {} : { authorization: `Bearer ${token}` } },
+  })
+  await client.connect(transport)
+  clients.push(client)
+  return client
+}
+
+/** One JSON-RPC message POSTed by hand (to see the HTTP status and headers). */
+const rpc = (token: string | null, message: unknown) =>
+  fetch(`${server.url}/mcp`, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+      ...(token === null ? {} : { authorization: `Bearer ${token}` }),
+    },
+    body: JSON.stringify(message),
+  })
+
+const bodyOf = (result: Awaited<ReturnType<Client["callTool"]>>): unknown => {
+  const content = result.content as Array<{ type: string; text: string }>
+  expect(content[0]?.type).toBe("text")
+  const parsed = JSON.parse(content[0]!.text) as unknown
+  expect(result.structuredContent).toEqual(parsed)
+  return parsed
+}
+
+describe("MCP door: tools", () => {
+  it("lists every operation as a tool with an object schema; a read key sees only the read tools", async () => {
+    const all = await (await connect("rw")).listTools()
+    expect(all.tools.map((t) => t.name).sort()).toEqual(testOperations.map((op) => op.tool).sort())
+    for (const tool of all.tools) expect(tool.inputSchema.type).toBe("object")
+    const read = await (await connect("ro")).listTools()
+    expect(read.tools.map((t) => t.name).sort()).toEqual(testOperations.filter((op) => op.scope === "read").map((op) => op.tool).sort())
+    expect(read.tools.map((t) => t.name)).not.toContain("create_thing")
+  })
+
+  it("answers a listing with the REST route's body, and the cursors work across both doors", async () => {
+    const client = await connect("rw")
+    const first = bodyOf(await client.callTool({ name: "list_test_rows", arguments: { color: ["red", "blue"], limit: 5 } })) as {
+      data: Array<{ id: number; color: string }>
+      nextCursor: string
+    }
+    const rest = await call(server.url, "/v2/test-rows?color=red&color=blue&limit=5", { token: "rw" })
+    expect(rest.status).toBe(200)
+    expect(first).toEqual(rest.body)
+    expect(first.data.map((r) => r.id)).toEqual([1, 3, 4, 6, 7])
+    // The next page: the MCP cursor over REST, and over MCP (query values as strings work too).
+    const restNext = await call(server.url, `/v2/test-rows?color=red&color=blue&limit=5&cursor=${encodeURIComponent(first.nextCursor)}`, { token: "rw" })
+    const mcpNext = bodyOf(await client.callTool({ name: "list_test_rows", arguments: { color: ["red", "blue"], limit: "5", cursor: first.nextCursor } }))
+    expect(mcpNext).toEqual(restNext.body)
+    // A cursor of another listing is VALIDATION on both doors.
+    const misused = await client.callTool({ name: "list_other_rows", arguments: { cursor: first.nextCursor } })
+    expect(misused.isError).toBe(true)
+    expect(bodyOf(misused)).toEqual({ success: false, error: expect.any(String), code: "VALIDATION" })
+  })
+
+  it("takes path segments as arguments, and answers the route's errors as error results with the envelope", async () => {
+    const client = await connect("rw")
+    expect(bodyOf(await client.callTool({ name: "get_thing", arguments: { id: "1" } }))).toEqual({ data: { id: "1" } })
+    const missing = await client.callTool({ name: "get_thing", arguments: { id: "2" } })
+    expect(missing.isError).toBe(true)
+    const rest = await call(server.url, "/v2/test-things/2", { token: "rw" })
+    expect(rest.status).toBe(404)
+    expect(bodyOf(missing)).toEqual(rest.body)
+    expect(bodyOf(missing)).toEqual({ success: false, error: "No thing has id 2", code: "NOT_FOUND" })
+  })
+
+  it("refuses unknown and missing arguments with VALIDATION naming the field", async () => {
+    const client = await connect("rw")
+    const unknown = await client.callTool({ name: "create_thing", arguments: { label: "x", bogus: 1 } })
+    expect(unknown.isError).toBe(true)
+    expect(bodyOf(unknown)).toEqual({ success: false, error: "Unknown field `bogus`", code: "VALIDATION" })
+    const nested = await client.callTool({ name: "create_thing", arguments: { label: "x", nested: { n: 1, extra: true } } })
+    expect(bodyOf(nested)).toEqual({ success: false, error: "Unknown field `nested.extra`", code: "VALIDATION" })
+    const missing = await client.callTool({ name: "create_thing", arguments: {} })
+    expect(bodyOf(missing)).toEqual({ success: false, error: "`label` is required", code: "VALIDATION" })
+    const tooLong = await client.callTool({ name: "create_thing", arguments: { label: "x".repeat(21) } })
+    expect((bodyOf(tooLong) as { code: string }).code).toBe("VALIDATION")
+    expect(bodyOf(await client.callTool({ name: "create_thing", arguments: { label: "x".repeat(20) } })))
+      .toEqual({ data: { label: "x".repeat(20), n: null } })
+  })
+
+  it("a write tool with a read key is SCOPE_REQUIRED, an unknown tool NOT_FOUND, a defect INTERNAL without details", async () => {
+    const read = await connect("ro")
+    const scoped = await read.callTool({ name: "create_thing", arguments: { label: "x" } })
+    expect(scoped.isError).toBe(true)
+    expect((bodyOf(scoped) as { code: string }).code).toBe("SCOPE_REQUIRED")
+    const unknown = await read.callTool({ name: "no_such_tool", arguments: {} })
+    expect(bodyOf(unknown)).toEqual({ success: false, error: "No tool named no_such_tool", code: "NOT_FOUND" })
+    const died = await read.callTool({ name: "dies", arguments: {} })
+    expect(bodyOf(died)).toEqual({ success: false, error: "Internal error", code: "INTERNAL" })
+    expect(JSON.stringify(died)).not.toContain("hunter2")
+  })
+})
+
+describe("MCP door: authentication and limits before the protocol", () => {
+  it("refuses a missing or unknown key with 401 and the envelope; connect() fails", async () => {
+    const none = await rpc(null, { jsonrpc: "2.0", id: 1, method: "tools/list" })
+    expect(none.status).toBe(401)
+    expect(none.headers.get("www-authenticate")).toBe("Bearer")
+    expect(await none.json()).toEqual({ success: false, error: expect.stringContaining("Authorization"), code: "UNAUTHORIZED" })
+    const unknown = await rpc("nope", { jsonrpc: "2.0", id: 1, method: "tools/list" })
+    expect(unknown.status).toBe(401)
+    // The SDK client's connect() rejects with a StreamableHTTPError whose code is the status.
+    await expect(connect("nope")).rejects.toMatchObject({ code: 401, message: expect.stringContaining("UNAUTHORIZED") })
+    await expect(connect(null)).rejects.toMatchObject({ code: 401 })
+  })
+
+  it("refuses an account with no active subscription with 403 SCOPE_REQUIRED", async () => {
+    const lapsed = await rpc("lapsed", { jsonrpc: "2.0", id: 1, method: "tools/list" })
+    expect(lapsed.status).toBe(403)
+    expect(await lapsed.json()).toEqual({ success: false, error: expect.any(String), code: "SCOPE_REQUIRED" })
+  })
+
+  it("refuses a key in the URL, and answers GET with 405", async () => {
+    const inUrl = await fetch(`${server.url}/mcp?api_key=rw`, { method: "POST", headers: { authorization: "Bearer rw" } })
+    expect(inUrl.status).toBe(401)
+    const get = await fetch(`${server.url}/mcp`, { headers: { authorization: "Bearer rw", accept: "text/event-stream" } })
+    expect(get.status).toBe(405)
+    expect(get.headers.get("allow")).toBe("POST")
+    await get.arrayBuffer()
+  })
+
+  it("passes the 120th request of a minute and refuses the 121st with 429 and retry-after, before the protocol", async () => {
+    for (let i = 1; i <= 120; i++) {
+      const ok = await rpc("busy", { jsonrpc: "2.0", id: i, method: "tools/list" })
+      expect(ok.status).toBe(200)
+      await ok.arrayBuffer()
+    }
+    const refused = await rpc("busy", { jsonrpc: "2.0", id: 121, method: "tools/list" })
+    expect(refused.status).toBe(429)
+    expect(refused.headers.get("retry-after")).toBe("50")
+    expect(refused.headers.get("x-ratelimit-remaining")).toBe("0")
+    expect(await refused.json()).toEqual({ success: false, error: expect.any(String), code: "QUOTA_EXCEEDED" })
+  })
+
+  it("counts each HTTP request as one request and a tool's extra units as more, with the rate headers", async () => {
+    const first = await rpc("meter", { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "with_includes", arguments: {} } })
+    expect(first.status).toBe(200)
+    const before = Number(first.headers.get("x-ratelimit-remaining"))
+    expect(((await first.json()) as any).result.structuredContent).toEqual({ data: { included: [] } })
+    const second = await rpc("meter", { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "with_includes", arguments: { include: ["a", "b"] } } })
+    expect(Number(second.headers.get("x-ratelimit-remaining"))).toBe(before - 3)
+    expect(second.headers.get("x-trades-test")).toBe("2")
+    expect(((await second.json()) as any).result.structuredContent).toEqual({ data: { included: ["a", "b"] } })
+  })
+})
+
+describe("MCP door: the service's operations", () => {
+  it("every operation of the registry has a unique tool name and an object argument schema", () => {
+    expect(new Set(registry.map((op) => op.tool)).size).toBe(registry.length)
+    for (const op of registry) {
+      const schema = argumentsSchema(op)
+      expect(schema.type, op.tool).toBe("object")
+      expect(JSON.stringify(schema)).not.toContain('"$ref":"#/$defs/' + op.name)
+    }
+  })
+})
