@@ -17,6 +17,7 @@ import { IntelBus, OrderedFeed } from "./intel/intel-bus.js"
 import { Fanout } from "./sse/fanout.js"
 import { StreamDoorLive } from "./sse/door.js"
 import { makeMcpDoor } from "./mcp/door.js"
+import { WebhooksLive } from "./webhooks/deliverer.js"
 import { IntelLive } from "./intel/live.js"
 import { Health } from "./operations/health.js"
 import { CursorKey } from "./operations/paging.js"
@@ -77,9 +78,17 @@ const HttpLive = Layer.unwrapEffect(
  */
 const IngestLive = IntelLive.pipe(Layer.provideMerge(FeedsLive), Layer.provideMerge(MarketsLive))
 
+/** The paper accounts with the webhooks (outbox and sender), which both the accounts and the bots tell what happened. */
+const AccountsWithWebhooksLive = AccountsLive.pipe(Layer.provideMerge(WebhooksLive))
+
 /** What the operations read and command: paper accounts, bots, backtest history, the stream's fan-out. */
-// BotsLive records trader and signal bot fills on the paper accounts (AccountsLive is memoised: one instance).
-const ServicesLive = Layer.mergeAll(AccountsLive, BotsLive.pipe(Layer.provide(AccountsLive)), BacktestHistoryLive, Fanout.live).pipe(
+// BotsLive records trader and signal bot fills on the paper accounts (the accounts layer is memoised: one instance).
+const ServicesLive = Layer.mergeAll(
+  AccountsWithWebhooksLive,
+  BotsLive.pipe(Layer.provide(AccountsWithWebhooksLive)),
+  BacktestHistoryLive,
+  Fanout.live,
+).pipe(
   Layer.provideMerge(IngestLive),
 )
 

@@ -1,7 +1,6 @@
 // Webhook endpoints (spec: v1 operations, Events → Webhook deliveries, Limits): register, list and remove
-// an account's endpoints. Must not send anything: deliveries (signed with domain/webhook-signature.ts)
-// belong to a deliverer, which has to resolve the host again at send time (DNS can change after
-// registration) and must not follow redirects.
+// an account's endpoints. Sends nothing: deliveries belong to webhooks/deliverer.ts, which resolves the
+// host again at send time (DNS can change after registration) and does not follow redirects.
 //
 // Decisions where the spec is silent:
 // - Event types: `WEBHOOK_EVENT_TYPES` in domain/webhook.ts (trade.whale, trade.followed, copy.executed,

@@ -13,13 +13,14 @@
 // Bots record their fills with `recordBotFill` and read their holdings with `botHoldings`.
 import { createHash } from "node:crypto"
 import { SqlClient } from "@effect/sql"
-import { Clock, Context, Deferred, Duration, Effect, Exit, Layer, PubSub, Queue, Schedule } from "effect"
+import { Clock, Context, Deferred, Duration, Effect, Exit, Layer, Option, PubSub, Queue, Schedule } from "effect"
 import { type Actor, createActor } from "xstate"
 import type { ApiError } from "../../domain/errors.js"
 import type { Fill } from "../../domain/fill.js"
 import type { MarketInfo } from "../../domain/market-events.js"
 import type { MarketObject } from "../../domain/market-object.js"
 import { PaperStore, type StoredKey, type StoredOrder } from "../../store/paper.js"
+import { webhookSink } from "../../webhooks/sink.js"
 import { MarketBus, Markets, type MarketsService } from "../markets/market-bus.js"
 import {
   type AccountContext, accountMachine, applyFill, applySettlement, type BotTag, emptyAccount, type Holding, type RecordedFill,
@@ -135,7 +136,24 @@ class AccountRegistry {
   private readonly byRef = new Map<string, Set<string>>()
   private readonly claims = new Set<string>()
 
-  constructor(private readonly markets: MarketsService) {}
+  constructor(
+    private readonly markets: MarketsService,
+    /** Told of holdings a settlement (or void) turned from open to settled, live only (not on restore). */
+    private readonly onSettled: (accountId: string, holdings: ReadonlyArray<Holding>) => void = () => {},
+  ) {}
+
+  /** Sends a settlement of `ref` to an account's actor and reports the holdings it settled. */
+  private settleOn(accountId: string, actor: AccountActor, ref: string, winner: string | null, at: number): void {
+    const open = Object.values(actor.getSnapshot().context.holdings).filter((h) => h.ref === ref && h.status === "open")
+    actor.send(winner === null ? { type: "market.voided", ref, at } : { type: "market.settled", ref, winner, at })
+    if (open.length === 0) return
+    const holdings = actor.getSnapshot().context.holdings
+    const settled = open.flatMap((h) => {
+      const now = holdings[h.key]
+      return now !== undefined && now.status === "settled" ? [now] : []
+    })
+    if (settled.length > 0) this.onSettled(accountId, settled)
+  }
 
   restore(orders: ReadonlyArray<StoredOrder>): void {
     const contexts = new Map<string, AccountContext>()
@@ -200,9 +218,7 @@ class AccountRegistry {
   settleIfOver(accountId: string, ref: string): void {
     const over = this.settlementOf(ref)
     if (over === null) return
-    this.actor(accountId).send(over.winner === null
-      ? { type: "market.voided", ref, at: over.at }
-      : { type: "market.settled", ref, winner: over.winner, at: over.at })
+    this.settleOn(accountId, this.actor(accountId), ref, over.winner, over.at)
   }
 
   undo(accountId: string, fill: RecordedFill, before: Holding | null, profit: number | null): void {
@@ -213,7 +229,7 @@ class AccountRegistry {
     for (const accountId of this.byRef.get(ref) ?? []) {
       const actor = this.actors.get(accountId)
       if (actor === undefined) continue
-      actor.send(winner === null ? { type: "market.voided", ref, at } : { type: "market.settled", ref, winner, at })
+      this.settleOn(accountId, actor, ref, winner, at)
     }
   }
 
@@ -260,7 +276,10 @@ export const makeAccountsLayer = (options: AccountsOptions = {}): Layer.Layer<Ac
       const markets = yield* Markets
       // Subscribed before the ledger is read, so settlements published meanwhile wait in the subscription.
       const settlements = yield* PubSub.subscribe(yield* MarketBus)
-      const registry = new AccountRegistry(markets)
+      const sink = yield* webhookSink
+      const registry = new AccountRegistry(markets, (accountId, holdings) => {
+        if (Option.isSome(sink)) sink.value.publish(holdings.map((holding) => ({ _tag: "HoldingSettled", accountId, holding })))
+      })
       registry.restore(yield* PaperStore.loadAll)
       yield* Effect.addFinalizer(() => Effect.sync(() => registry.stop()))
 
@@ -331,6 +350,7 @@ export const makeAccountsLayer = (options: AccountsOptions = {}): Layer.Layer<Ac
                 : Effect.sync(() => registry.undo(accountId, applied.fill, applied.before, applied.profit))),
           )
           if (!stored) return null
+          if (Option.isSome(sink)) sink.value.publish([{ _tag: "OrderRecorded", order: applied.order }])
           registry.settleIfOver(accountId, applied.fill.ref)
           return { order: applied.order, profit: applied.profit }
         })

@@ -7,11 +7,12 @@
 import type { SqlClient } from "@effect/sql"
 import { Context, Duration, Effect, Layer, Option, PubSub, Queue } from "effect"
 import { OrderedFeed } from "../../intel/intel-bus.js"
+import { webhookSink } from "../../webhooks/sink.js"
 import { BotStore, type BotSave } from "../../store/bots.js"
 import { Accounts } from "../accounts/registry.js"
 import { Markets } from "../markets/market-bus.js"
 import { BotRegistry, type BotTraded, type MarketReads } from "./registry.js"
-import { settingsOf } from "./view.js"
+import { settingsOf, tradeRowOf } from "./view.js"
 
 export interface BotsService {
   readonly registry: BotRegistry
@@ -82,11 +83,27 @@ export const makeBotsLayer = (options: BotsOptions = {}): Layer.Layer<Bots, neve
         return saved.changed({ id, name: ctx.name, status, settings: settingsOf(ctx), snapshot: registry.persisted(id) }, ctx.trades)
       }
 
+      /** Tells the webhooks (when they run) of each bot trade just stored opened or closed. */
+      const sink = yield* webhookSink
+      const publishTrades = (saves: ReadonlyArray<BotSave>): void => {
+        if (Option.isNone(sink)) return
+        const prices = (contract: string) => markets.yesPrice(contract)
+        sink.value.publish(saves.flatMap((save) => {
+          const ctx = registry.context(save.id)
+          if (ctx === undefined) return []
+          return save.trades.map((t) => ({
+            _tag: "BotTradeSaved" as const, accountId: ctx.accountId, bot: { id: save.id, name: save.name }, tradeId: t.id,
+            status: t.status, at: t.closedAt ?? t.openedAt, row: tradeRowOf(t, prices),
+          }))
+        }))
+      }
+
       /** Stores every dirty bot, then records the fills that went with them on the paper accounts. */
       const flushNow = Effect.uninterruptible(Effect.gen(function* () {
         const saves = registry.drainDirty().map(saveOf).filter((s): s is BotSave => s !== null)
         if (saves.length > 0) {
           yield* BotStore.save(saves).pipe(
+            Effect.tap(() => Effect.sync(() => publishTrades(saves))),
             Effect.catchAllCause((cause) =>
               Effect.zipRight(
                 Effect.sync(() => {

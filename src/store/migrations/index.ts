@@ -7,6 +7,7 @@ import markets from "./0003_markets.js"
 import intel from "./0004_intel.js"
 import paper from "./0005_paper.js"
 import bots from "./0006_bots.js"
+import webhookDeliveryState from "./0007_webhook_delivery_state.js"
 
 export const loader = Migrator.fromRecord({
   "0001_foundation": foundation,
@@ -15,4 +16,5 @@ export const loader = Migrator.fromRecord({
   "0004_intel": intel,
   "0005_paper": paper,
   "0006_bots": bots,
+  "0007_webhook_delivery_state": webhookDeliveryState,
 })
