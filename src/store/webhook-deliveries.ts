@@ -152,8 +152,28 @@ const purge = (before: number): Effect.Effect<void, never, SqlClient.SqlClient> 
     WHERE (delivered_at IS NOT NULL OR abandoned_at IS NOT NULL) AND created_at < ${at(before)}`).pipe(
     Effect.asVoid, Effect.orDie, Effect.withSpan("WebhookDeliveries.purge"))
 
+/** Who wants what: the event types some endpoint subscribes to ("*": an endpoint takes every type), and the traders followed by an account with an endpoint taking `trade.followed`. */
+export interface Interest {
+  readonly types: ReadonlySet<string>
+  readonly followed: ReadonlySet<string>
+}
+
+const interest = (): Effect.Effect<Interest, never, SqlClient.SqlClient> =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const types = yield* sql<{ type: string }>`
+      SELECT DISTINCT t AS type FROM webhook_endpoints,
+        unnest(CASE WHEN cardinality(events) = 0 THEN ARRAY['*'] ELSE events END) AS t`
+    const followed = yield* sql<{ trader: string }>`
+      SELECT DISTINCT b.trader FROM bots b
+      JOIN webhook_endpoints w ON w.account_id = b.account_id
+      WHERE b.kind = 'trader' AND b.status <> 'ended' AND b.trader IS NOT NULL
+        AND (cardinality(w.events) = 0 OR 'trade.followed' = ANY (w.events))`
+    return { types: new Set(types.map((r) => r.type)), followed: new Set(followed.map((r) => r.trader)) }
+  }).pipe(Effect.orDie, Effect.withSpan("WebhookDeliveries.interest"))
+
 /** The id a delivery of event `key` to endpoint `endpointId` has (as the statements above compute it). */
 export const deliveryIdOf = (endpointId: string, key: string): string =>
   "whd_" + createHash("md5").update(`${endpointId}|${key}`).digest("hex")
 
-export const WebhookDeliveries = { enqueue, claim, record, purge } as const
+export const WebhookDeliveries = { enqueue, claim, record, purge, interest } as const

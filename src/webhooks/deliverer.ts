@@ -30,7 +30,7 @@ import { isoOf, moveRowOf, tradeRowOf } from "../intel/rows.js"
 import { positionOf } from "../operations/paper.js"
 import { paperOrderOf } from "../operations/paper-orders.js"
 import { isPublicAddress } from "../operations/webhooks.js"
-import { type AttemptOutcome, type DueDelivery, type OutboxEvent, WebhookDeliveries } from "../store/webhook-deliveries.js"
+import { type AttemptOutcome, type DueDelivery, type Interest, type OutboxEvent, WebhookDeliveries } from "../store/webhook-deliveries.js"
 import { type AccountFact, WebhookSink } from "./sink.js"
 
 export const MAX_ATTEMPTS = 8
@@ -38,6 +38,7 @@ export const FIRST_RETRY_MS = 30_000
 export const LEASE_MS = 60_000
 export const ATTEMPT_TIMEOUT_MS = 10_000
 const KEEP_MS = 7 * 24 * 3_600_000
+export const INTEREST_MS = 2_000
 const BATCH = 50
 const PARALLEL = 8
 
@@ -49,17 +50,26 @@ export const retryAt = (now: number, attempts: number): number | null =>
 export const bodyOf = (id: string, type: string, createdAt: number, data: unknown): string =>
   JSON.stringify({ id, type, createdAt: isoOf(createdAt), data })
 
-/** What the IntelBus event means for webhooks. */
-export const outboxEventsOf = (event: IntelEvent): ReadonlyArray<OutboxEvent> => {
+/** Anybody might want anything (before the first look at the endpoints). */
+export const EVERYTHING: Interest = { types: new Set(["*"]), followed: new Set() }
+const wants = (interest: Interest, type: string): boolean => interest.types.has("*") || interest.types.has(type)
+
+/**
+ * What the IntelBus event means for webhooks, given who wants what: no row is built and no JSON written
+ * for an event nobody subscribes to (every named trade passes here). With EVERYTHING, `trade.followed` is
+ * still built for every named trade: the followers are only known from the store.
+ */
+export const outboxEventsOf = (event: IntelEvent, interest: Interest | null = null): ReadonlyArray<OutboxEvent> => {
+  const known = interest ?? EVERYTHING
   switch (event._tag) {
     case "TradeRecorded": {
       const trade = event.trade
       const out: Array<OutboxEvent> = []
-      if (trade.whale) {
+      if (trade.whale && wants(known, "trade.whale")) {
         const key = `trade.whale:${trade.id}`
         out.push({ key, type: "trade.whale", audience: { _tag: "everyone" }, body: bodyOf(key, "trade.whale", trade.time, tradeRowOf(trade)) })
       }
-      if (trade.trader !== null) {
+      if (trade.trader !== null && (interest === null || known.followed.has(trade.trader))) {
         const key = `trade.followed:${trade.id}`
         out.push({
           key, type: "trade.followed", audience: { _tag: "followers", trader: trade.trader },
@@ -69,6 +79,7 @@ export const outboxEventsOf = (event: IntelEvent): ReadonlyArray<OutboxEvent> =>
       return out
     }
     case "MoveRecorded": {
+      if (!wants(known, "move.detected")) return []
       const key = `move.detected:${event.move.id}`
       return [{ key, type: "move.detected", audience: { _tag: "everyone" }, body: bodyOf(key, "move.detected", event.move.time, moveRowOf(event.move)) }]
     }
@@ -236,11 +247,22 @@ export const makeWebhooksLayer = (options: { readonly pollMs?: number } = {}): L
       const wake = yield* Queue.sliding<void>(1)
       const withSql = Effect.provideService(SqlClient.SqlClient, sql)
 
+      // Who wants what, looked up again every INTEREST_MS (an endpoint or a trader bot made just now may
+      // miss the events of those moments); until the first look, everything is built.
+      let interest: Interest | null = null
+      yield* Effect.forkScoped(Effect.repeat(
+        withSql(WebhookDeliveries.interest()).pipe(
+          Effect.tap((found) => Effect.sync(() => void (interest = found))),
+          Effect.catchAllDefect((defect) => Effect.logError("webhook interest lookup failed", defect)),
+        ),
+        Schedule.spaced(Duration.millis(INTEREST_MS)),
+      ))
+
       // The IntelBus, in chunks (every recorded trade passes through it).
       const intel = yield* PubSub.subscribe(yield* IntelBus)
       yield* Effect.forkScoped(Effect.forever(
         Effect.flatMap(Queue.takeBetween(intel, 1, 4_096), (chunk) =>
-          Queue.offerAll(pending, Array.from(chunk, outboxEventsOf).flat())),
+          Queue.offerAll(pending, Array.from(chunk, (event) => outboxEventsOf(event, interest)).flat())),
       ))
 
       // The outbox writer: what is waiting, one batch of statements at a time.

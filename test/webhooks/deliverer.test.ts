@@ -110,6 +110,17 @@ describe("the outbox", () => {
     expect(rows.find((r) => r.endpoint_id === all.id)?.id).toBe(deliveryIdOf(all.id, `trade.whale:${trade.id}`))
   })
 
+  it("builds nothing for an event nobody subscribes to (who wants what is read from the endpoints and trader bots)", async () => {
+    const interest = await run(WebhookDeliveries.interest())
+    expect([...interest.types].sort()).toEqual(["*", "move.detected", "paper.order.filled", "trade.followed"])
+    expect([...interest.followed]).toEqual([trade.trader])
+    const recorded = { _tag: "TradeRecorded" as const, trade }
+    expect(outboxEventsOf(recorded, { types: new Set(["move.detected"]), followed: new Set() })).toEqual([])
+    expect(outboxEventsOf(recorded, { types: new Set(["trade.whale"]), followed: new Set() }).map((e) => e.type)).toEqual(["trade.whale"])
+    expect(outboxEventsOf(recorded, { types: new Set(["trade.followed"]), followed: new Set([trade.trader as string]) }).map((e) => e.type))
+      .toEqual(["trade.followed"])
+  })
+
   it("sends each due delivery signed over the exact body, and a 2xx acknowledges it", async () => {
     posts.length = 0
     expect(await run(sendDue)).toBe(2)
