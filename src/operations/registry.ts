@@ -11,6 +11,7 @@ import { getPaperAccount } from "./paper.js"
 import { runBacktest } from "./backtest.js"
 import { getTrader, listTraders } from "./traders.js"
 import { listPositions } from "./positions.js"
+import { queryWhaleEvents } from "./v1-events.js"
 
 export const registry = [
   createWebhook,
@@ -31,6 +32,7 @@ export const registry = [
   listTraders,
   getTrader,
   listPositions,
+  queryWhaleEvents,
 ] as const satisfies ReadonlyArray<AnyOperation>
 
 export type Registry = typeof registry

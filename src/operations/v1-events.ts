@@ -1,0 +1,104 @@
+// POST /v1/events (tool `query_whale_events`; spec: v1 operations, v1 resources): whale trades as v1 whale
+// event rows, most recent first, by the v1 criteria (domain/v1.ts decodes and bounds them), paged by
+// `limit` and `offset`. Rows come from the same in-memory index of stored whale trades as GET /v2/trades.
+//
+// Decisions where the spec is silent:
+// - The window is what the service keeps of whale trades: the 30 days of the trade listing. `sinceDays` up
+//   to 365 is accepted (default 90) and reads at most those 30 days.
+// - `platforms` are v1 identifiers; `venue_e`, `venue_f` and `venue_g` are accepted and match nothing (no
+//   feed of theirs is followed). `platformMarketId` is the venue's own id of the contract.
+// - `direction` is buy/sell and the side: `_yes` for a contract's first side (Yes, or venue_b's first
+//   outcome), `_no` for its second. `positionDelta` is the trade's entry, `unknown` when the venue names no
+//   trader. `resolution` and `pnlUsd` are the trade row's `result` (null while open) and `profit`.
+// - `sportsLeagues` match the markets' sports kinds, case-insensitively, with `-` or spaces for `_`
+//   (`nba`, `college-football`) and a few common names (NCAAF, NCAAB, EPL, MLS, UFC, F1, ATP, WTA, PGA);
+//   a league that names no sports kind matches nothing; only sports markets match.
+// - `keywords`: any one, as a case-insensitive substring of the market's title.
+// - Free of the daily trade allowance (the Limits table charges v2 trade rows and stream frames only);
+//   one request like any route.
+import { Clock, Effect } from "effect"
+import { KINDS_BY_CATEGORY, type Kind, type Venue, VENUES } from "../domain/enums.js"
+import { TRADES_WINDOW_DAYS } from "../domain/limits.js"
+import { type Direction, type V1EventCriteria, V1EventsRequest, V1EventsResponse, type WhaleEventRow } from "../domain/v1.js"
+import { Markets, type MarketsService } from "../actors/markets/market-bus.js"
+import { DAY_MS } from "../intel/config.js"
+import { Intel } from "../intel/live.js"
+import type { StoredTrade } from "../intel/pipeline.js"
+import { isoOf } from "../intel/rows.js"
+import type { TradeQuery } from "../intel/trade-index.js"
+import { operation } from "./operation.js"
+
+const SPORTS: ReadonlySet<string> = new Set(KINDS_BY_CATEGORY.sports)
+const LEAGUE_NAMES: Readonly<Record<string, Kind>> = {
+  ncaaf: "college_football", ncaab: "college_basketball", epl: "soccer", mls: "soccer", ufc: "mma", f1: "motorsport",
+  formula_1: "motorsport", atp: "tennis", wta: "tennis", pga: "golf",
+}
+
+/** The sports kinds the leagues name (an unknown league names none). */
+export const kindsOfLeagues = (leagues: ReadonlyArray<string>): ReadonlyArray<Kind> => {
+  const kinds = new Set<Kind>()
+  for (const league of leagues) {
+    const word = league.trim().toLowerCase().replace(/[\s-]+/g, "_")
+    const kind = SPORTS.has(word) ? (word as Kind) : LEAGUE_NAMES[word]
+    if (kind !== undefined) kinds.add(kind)
+  }
+  return [...kinds]
+}
+
+/** 0 for the contract's first side, 1 for its second (by name; a market no longer known: "No" is second). */
+const sideIndexOf = (markets: MarketsService, t: StoredTrade): 0 | 1 => {
+  const info = markets.info(t.contract)
+  if (info !== null) return info.sides[1].name === t.outcome && info.sides[0].name !== t.outcome ? 1 : 0
+  return t.outcome.trim().toLowerCase() === "no" ? 1 : 0
+}
+
+export const whaleEventOf = (markets: MarketsService, t: StoredTrade): WhaleEventRow => ({
+  id: t.id,
+  platform: t.venue,
+  platformMarketId: t.contract.startsWith(`${t.venue}:`) ? t.contract.slice(t.venue.length + 1) : t.contract,
+  marketTitle: t.title,
+  marketCategory: t.category,
+  direction: `${t.action}_${sideIndexOf(markets, t) === 0 ? "yes" : "no"}` as Direction,
+  outcomeName: t.outcome,
+  amount: t.usd,
+  price: t.price,
+  positionDelta: t.entry ?? "unknown",
+  detectedAt: isoOf(t.time),
+  resolution: t.result === "open" ? null : t.result,
+  pnlUsd: t.profit,
+})
+
+/** The index query of the criteria, or null when they can match nothing. */
+const queryOf = (markets: MarketsService, c: V1EventCriteria | undefined, now: number): TradeQuery | null => {
+  const venues = c?.platforms === undefined ? undefined : VENUES.filter((v: Venue) => c.platforms?.includes(v))
+  if (venues !== undefined && venues.length === 0) return null
+  const kinds = c?.sportsLeagues === undefined || c.sportsLeagues.length === 0 ? undefined : kindsOfLeagues(c.sportsLeagues)
+  if (kinds !== undefined && kinds.length === 0) return null
+  const directions = c?.directions === undefined || c.directions.length === 0 ? null : new Set(c.directions)
+  const deltas = c?.eventTypes === undefined || c.eventTypes.length === 0 ? null : new Set(c.eventTypes)
+  const keywords = c?.keywords === undefined || c.keywords.length === 0 ? null : c.keywords.map((k) => k.toLowerCase())
+  const sinceDays = Math.min(c?.sinceDays ?? TRADES_WINDOW_DAYS, TRADES_WINDOW_DAYS)
+  return {
+    venue: venues, category: c?.categories, kind: kinds, action: "all", entry: "all",
+    minUsd: c?.minAmountUsd, maxUsd: c?.maxAmountUsd, priceMin: c?.priceMin, priceMax: c?.priceMax,
+    named: false, words: [], from: now - sinceDays * DAY_MS, to: now, sort: "newest",
+    accept: (t) =>
+      (deltas === null || deltas.has(t.entry ?? "unknown")) &&
+      (keywords === null || keywords.some((k) => t.title.toLowerCase().includes(k))) &&
+      (directions === null || directions.has(`${t.action}_${sideIndexOf(markets, t) === 0 ? "yes" : "no"}` as Direction)),
+  }
+}
+
+export const queryWhaleEvents = operation({
+  name: "queryWhaleEvents", tool: "query_whale_events", method: "POST", path: "/v1/events", scope: "read",
+  summary: "Whale events (v1 rows) matching the criteria, most recent first, paged by limit and offset",
+  input: V1EventsRequest, output: V1EventsResponse,
+  run: Effect.fn("V1Events.query")(function* (request) {
+    const intel = yield* Intel
+    const markets = yield* Markets
+    const now = yield* Clock.currentTimeMillis
+    const query = queryOf(markets, request.criteria, now)
+    const rows = query === null ? [] : intel.trades.page(query, undefined, request.offset + request.limit).slice(request.offset)
+    return { events: rows.map((t) => whaleEventOf(markets, t)), limit: request.limit, offset: request.offset }
+  }),
+})
