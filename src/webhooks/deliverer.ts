@@ -16,7 +16,8 @@
 // - Any 2xx acknowledges. Otherwise the next attempt waits 30 s × 2^(n−1) after the n-th failure (30 s,
 //   1 min, 2 min, … 32 min); the eighth failure abandons the delivery. Deleting an endpoint removes its
 //   pending deliveries (the store cascades), also between two attempts.
-// - At least once: a delivery claimed by a node that dies is sent again when its lease (60 s) runs out.
+// - At least once: a delivery claimed by a node that dies is sent again when its lease (5 min: longer than
+//   a batch of 50 attempts, 8 at a time, each 10 s at most) runs out.
 //   Delivered and abandoned deliveries are forgotten after 7 days.
 // Times come from the Clock (the lease, the backoff, the signature's `t`).
 import { request as httpsRequest } from "node:https"
@@ -35,7 +36,7 @@ import { type AccountFact, WebhookSink } from "./sink.js"
 
 export const MAX_ATTEMPTS = 8
 export const FIRST_RETRY_MS = 30_000
-export const LEASE_MS = 60_000
+export const LEASE_MS = 5 * 60_000
 export const ATTEMPT_TIMEOUT_MS = 10_000
 const KEEP_MS = 7 * 24 * 3_600_000
 export const INTEREST_MS = 2_000
