@@ -271,9 +271,10 @@ export const makeWebhooksLayer = (options: { readonly pollMs?: number } = {}): L
         Effect.gen(function* () {
           const events = yield* Queue.takeBetween(pending, 1, 1_000)
           const now = yield* Clock.currentTimeMillis
-          yield* WebhookDeliveries.enqueue(Array.from(events), now).pipe(
-            withSql,
-            Effect.catchAllDefect((defect) => Effect.logError("webhook outbox write failed; events dropped", defect)),
+          // A store that is briefly away (a restart of PostgreSQL) costs a few retries, not the events.
+          yield* Effect.sandbox(withSql(WebhookDeliveries.enqueue(Array.from(events), now))).pipe(
+            Effect.retry(Schedule.intersect(Schedule.exponential(Duration.millis(200)), Schedule.recurs(5))),
+            Effect.catchAll((cause) => Effect.logError("webhook outbox write failed 6 times; events dropped", cause)),
           )
           yield* Queue.offer(wake, undefined)
         }),
