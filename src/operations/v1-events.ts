@@ -52,13 +52,16 @@ const sideIndexOf = (markets: MarketsService, t: StoredTrade): 0 | 1 => {
   return t.outcome.trim().toLowerCase() === "no" ? 1 : 0
 }
 
+const directionOf = (markets: MarketsService, t: StoredTrade): Direction =>
+  `${t.action}_${sideIndexOf(markets, t) === 0 ? "yes" : "no"}`
+
 export const whaleEventOf = (markets: MarketsService, t: StoredTrade): WhaleEventRow => ({
   id: t.id,
   platform: t.venue,
   platformMarketId: t.contract.startsWith(`${t.venue}:`) ? t.contract.slice(t.venue.length + 1) : t.contract,
   marketTitle: t.title,
   marketCategory: t.category,
-  direction: `${t.action}_${sideIndexOf(markets, t) === 0 ? "yes" : "no"}` as Direction,
+  direction: directionOf(markets, t),
   outcomeName: t.outcome,
   amount: t.usd,
   price: t.price,
@@ -85,7 +88,7 @@ const queryOf = (markets: MarketsService, c: V1EventCriteria | undefined, now: n
     accept: (t) =>
       (deltas === null || deltas.has(t.entry ?? "unknown")) &&
       (keywords === null || keywords.some((k) => t.title.toLowerCase().includes(k))) &&
-      (directions === null || directions.has(`${t.action}_${sideIndexOf(markets, t) === 0 ? "yes" : "no"}` as Direction)),
+      (directions === null || directions.has(directionOf(markets, t))),
   }
 }
 

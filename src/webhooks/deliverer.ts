@@ -31,7 +31,7 @@ import { isoOf, moveRowOf, tradeRowOf } from "../intel/rows.js"
 import { positionOf } from "../operations/paper.js"
 import { paperOrderOf } from "../operations/paper-orders.js"
 import { isPublicAddress } from "../operations/webhooks.js"
-import { type AttemptOutcome, type DueDelivery, type Interest, type OutboxEvent, WebhookDeliveries } from "../store/webhook-deliveries.js"
+import { type AttemptOutcome, type Audience, type DueDelivery, type Interest, type OutboxEvent, WebhookDeliveries } from "../store/webhook-deliveries.js"
 import { type AccountFact, WebhookSink } from "./sink.js"
 
 export const MAX_ATTEMPTS = 8
@@ -51,39 +51,38 @@ export const retryAt = (now: number, attempts: number): number | null =>
 export const bodyOf = (id: string, type: string, createdAt: number, data: unknown): string =>
   JSON.stringify({ id, type, createdAt: isoOf(createdAt), data })
 
-/** Anybody might want anything (before the first look at the endpoints). */
-export const EVERYTHING: Interest = { types: new Set(["*"]), followed: new Set() }
+const EVERYTHING: Interest = { types: new Set(["*"]), followed: new Set() }
 const wants = (interest: Interest, type: string): boolean => interest.types.has("*") || interest.types.has(type)
+
+/** One outbox event: its key is `<type>:<id>`, which names it on every endpoint. */
+const eventOf = (type: string, id: string, audience: Audience, at: number, data: unknown): OutboxEvent => {
+  const key = `${type}:${id}`
+  return { key, type, audience, body: bodyOf(key, type, at, data) }
+}
 
 /**
  * What the IntelBus event means for webhooks, given who wants what: no row is built and no JSON written
- * for an event nobody subscribes to (every named trade passes here). With EVERYTHING, `trade.followed` is
- * still built for every named trade: the followers are only known from the store.
+ * for an event nobody subscribes to (every named trade passes here). With no interest known yet,
+ * `trade.followed` is still built for every named trade: the followers are only known from the store.
  */
 export const outboxEventsOf = (event: IntelEvent, interest: Interest | null = null): ReadonlyArray<OutboxEvent> => {
   const known = interest ?? EVERYTHING
   switch (event._tag) {
     case "TradeRecorded": {
       const trade = event.trade
+      const whale = trade.whale && wants(known, "trade.whale")
+      const followed = trade.trader !== null && (interest === null || known.followed.has(trade.trader))
+      if (!whale && !followed) return []
+      const row = tradeRowOf(trade)
       const out: Array<OutboxEvent> = []
-      if (trade.whale && wants(known, "trade.whale")) {
-        const key = `trade.whale:${trade.id}`
-        out.push({ key, type: "trade.whale", audience: { _tag: "everyone" }, body: bodyOf(key, "trade.whale", trade.time, tradeRowOf(trade)) })
-      }
-      if (trade.trader !== null && (interest === null || known.followed.has(trade.trader))) {
-        const key = `trade.followed:${trade.id}`
-        out.push({
-          key, type: "trade.followed", audience: { _tag: "followers", trader: trade.trader },
-          body: bodyOf(key, "trade.followed", trade.time, tradeRowOf(trade)),
-        })
-      }
+      if (whale) out.push(eventOf("trade.whale", trade.id, { _tag: "everyone" }, trade.time, row))
+      if (followed) out.push(eventOf("trade.followed", trade.id, { _tag: "followers", trader: trade.trader as string }, trade.time, row))
       return out
     }
-    case "MoveRecorded": {
-      if (!wants(known, "move.detected")) return []
-      const key = `move.detected:${event.move.id}`
-      return [{ key, type: "move.detected", audience: { _tag: "everyone" }, body: bodyOf(key, "move.detected", event.move.time, moveRowOf(event.move)) }]
-    }
+    case "MoveRecorded":
+      return wants(known, "move.detected")
+        ? [eventOf("move.detected", event.move.id, { _tag: "everyone" }, event.move.time, moveRowOf(event.move))]
+        : []
     case "TradeSettled":
       return []
   }
@@ -92,31 +91,21 @@ export const outboxEventsOf = (event: IntelEvent, interest: Interest | null = nu
 /** What a paper account's or a bot's fact means for webhooks (market bots' fills are not copies: none). */
 export const accountEventsOf = (fact: AccountFact): ReadonlyArray<OutboxEvent> => {
   if (fact._tag === "BotTradeSaved") {
-    const key = `bot.trade:${fact.tradeId}:${fact.status}`
-    return [{
-      key, type: "bot.trade", audience: { _tag: "account", accountId: fact.accountId },
-      body: bodyOf(key, "bot.trade", fact.at, { bot: fact.bot, trade: fact.row }),
-    }]
+    const audience = { _tag: "account", accountId: fact.accountId } as const
+    return [eventOf("bot.trade", `${fact.tradeId}:${fact.status}`, audience, fact.at, { bot: fact.bot, trade: fact.row })]
   }
   if (fact._tag === "OrderRecorded") {
     const o = fact.order
     const audience = { _tag: "account", accountId: o.accountId } as const
-    if (o.source === "hand") {
-      const key = `paper.order.filled:${o.id}`
-      return [{ key, type: "paper.order.filled", audience, body: bodyOf(key, "paper.order.filled", o.filledAt, paperOrderOf(o)) }]
-    }
+    if (o.source === "hand") return [eventOf("paper.order.filled", o.id, audience, o.filledAt, paperOrderOf(o))]
     const bot = { id: o.botId ?? "", name: o.botName ?? o.botId ?? "" }
     if (isMarketBot(bot)) return []
-    const key = `copy.executed:${o.id}`
-    return [{ key, type: "copy.executed", audience, body: bodyOf(key, "copy.executed", o.filledAt, { bot, order: paperOrderOf(o) }) }]
+    return [eventOf("copy.executed", o.id, audience, o.filledAt, { bot, order: paperOrderOf(o) })]
   }
   const h = fact.holding
   if (isMarketBot(h.bot) || h.status !== "settled") return []
-  const key = `paper.position.settled:${fact.accountId}:${h.ref}:${h.outcome}:${h.bot === null ? "hand" : `bot:${h.bot.id}`}`
-  return [{
-    key, type: "paper.position.settled", audience: { _tag: "account", accountId: fact.accountId },
-    body: bodyOf(key, "paper.position.settled", h.settledAt ?? h.openedAt, positionOf(h, h.payout)),
-  }]
+  const id = `${fact.accountId}:${h.ref}:${h.outcome}:${h.bot === null ? "hand" : `bot:${h.bot.id}`}`
+  return [eventOf("paper.position.settled", id, { _tag: "account", accountId: fact.accountId }, h.settledAt ?? h.openedAt, positionOf(h, h.payout))]
 }
 
 // Sending ----------------------------------------------------------------------------------------
