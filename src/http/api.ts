@@ -156,7 +156,7 @@ const respond = (op: AnyOperation): ((output: unknown) => Effect.Effect<unknown>
   return (output) => {
     // A string body is written with its headers in one write (a Uint8Array one costs an encode and a writev).
     const body = bodyJson(wrapSuccess(op, output))
-    const response = HttpServerResponse.raw(body, { status: op.status, contentType: "application/json", contentLength: Buffer.byteLength(body) })
+    const response = HttpServerResponse.raw(body.text, { status: op.status, contentType: "application/json", contentLength: body.bytes })
     return check === undefined ? Effect.succeed(response) : Effect.as(Effect.orDie(check(output)), response)
   }
 }

@@ -180,5 +180,7 @@ export const listTrades = listing({
   summary: "Whale trades of the last 30 days",
   input: ListTradesInput,
   row: TradeRow,
-  run: Effect.fn("Trades.list")(run),
+  // Not Effect.fn: its span and call-site capture cost more than the listing's own logic on this hot
+  // route (README, "API figures"), and no tracer is configured. The operation's name is the record's.
+  run,
 })
