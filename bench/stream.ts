@@ -143,7 +143,8 @@ const ours = async () => {
   const url = await runtime.runPromise(serverUrl)
   const bus = await runtime.runPromise(IntelBus)
   const finish = await connect(url)
-  const sent = await drive((trade) => void runtime.runSync(PubSub.publish(bus, { _tag: "TradeRecorded", trade })))
+  // Published the way IntelLive publishes what the pipeline recorded (src/intel/live.ts): `unsafeOffer`.
+  const sent = await drive((trade) => void bus.unsafeOffer({ _tag: "TradeRecorded", trade }))
   const latencies = await finish()
   await runtime.dispose()
   return report("whalewatch", latencies, sent)
