@@ -59,7 +59,7 @@ const makeRow = (i: number, whale: boolean): HistoryTrade => {
   const result: TradeResult = !settled ? "open" : r < 0.46 ? "win" : r < 0.97 ? "loss" : "void"
   return {
     id: `b${i}`, seq: i + 1, time, venue, contract: `c${i % 50_000}`, outcome: "Yes", title: TITLES[market] as string,
-    category: market % 19 === 0 ? null : CATEGORIES[(market >> 2) % CATEGORIES.length] as Category, action: "buy",
+    category: market % 19 === 0 ? null : CATEGORIES[(market >> 2) % CATEGORIES.length] as Category, kind: null, action: "buy",
     entry: trader === null ? null : random() < 0.7 ? "open" : random() < 0.8 ? "add" : "flip",
     price: Math.round((0.02 + random() * 0.96) * 100) / 100, usd: whale ? 10_000 + Math.floor(random() ** 4 * 490_000) : 100 + Math.floor(random() * 9_000),
     trader, whale, result, settledAt: result === "open" ? null : time + Math.floor(random() * 10 * DAY_MS),

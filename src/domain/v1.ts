@@ -2,9 +2,9 @@
 // bounds enforced, unknown fields refused), with the bodies of POST /v1/events and POST /v1/backtest.
 // v1 names differ from v2 on purpose (`minAmountUsd`, `platforms`, `sinceDays`); keep them as written.
 import { Schema } from "effect"
-import { Category, Platform } from "./enums.js"
+import { Category, KINDS_BY_CATEGORY, type Kind, Platform } from "./enums.js"
 import {
-  Count, DEFAULT_PAGE_LIMIT, DEFAULT_SIZING_USD, DEFAULT_V1_SINCE_DAYS, MAX_REPEAT, MAX_V1_SINCE_DAYS,
+  Count, DEFAULT_PAGE_LIMIT, DEFAULT_SIZING_USD, DEFAULT_V1_SINCE_DAYS, MAX_REPEAT, MAX_SIZING_USD, MAX_V1_SINCE_DAYS,
   MAX_V1_SPORTS_LEAGUES, MIN_V1_SINCE_DAYS, optionalKey, PageLimit, Price, Share, Signed, STRICT, Usd, UtcTime,
 } from "./limits.js"
 import { Keywords, nonNegativeField, priceField } from "./signal.js"
@@ -40,20 +40,37 @@ export const WhaleEventRow = Schema.Struct({
 }).annotations({ identifier: "WhaleEventRow" })
 export type WhaleEventRow = typeof WhaleEventRow.Type
 
-/** The v1 score. `winRate` is 0..1 and not nullable in v1: 0 when nothing settled. */
-export const V1BacktestScore = Schema.Struct({
+/** The counts and money of a v1 score (the whole window, or one half of a holdout). */
+const V1ScoreFields = {
   matched: Count,
   settled: Count,
   wins: Count,
   losses: Count,
   open: Count,
+  /** 0..1; 0 when nothing won or lost (v1 has no null here). Voids are left out. */
   winRate: Share,
-  stakeUsd: Usd,
   stakedUsd: Usd,
   pnlUsd: Signed,
-  /** Percent, not a fraction. */
+  /** Percent, not a fraction; 0 when nothing was staked. */
   returnPct: Signed,
+}
+
+/** With `holdout: true`: the first two thirds of the window and the last third, scored apart. */
+export const V1Holdout = Schema.Struct({
+  splitAt: UtcTime,
+  train: Schema.Struct(V1ScoreFields),
+  test: Schema.Struct(V1ScoreFields),
+  /** The test third's return is above zero. */
+  holds: Schema.Boolean,
+}).annotations({ identifier: "V1Holdout" })
+export type V1Holdout = typeof V1Holdout.Type
+
+/** The v1 score. `winRate` is 0..1 and not nullable in v1: 0 when nothing settled. */
+export const V1BacktestScore = Schema.Struct({
+  ...V1ScoreFields,
+  stakeUsd: Usd,
   window: Schema.Struct({ sinceDays: Count, stake: Usd }),
+  holdout: optionalKey(V1Holdout),
 }).annotations({ identifier: "V1BacktestScore" })
 export type V1BacktestScore = typeof V1BacktestScore.Type
 
@@ -119,9 +136,32 @@ export type V1EventsResponse = typeof V1EventsResponse.Type
 export const V1BacktestRequest = Schema.Struct({
   criteria: Schema.optionalWith(V1EventCriteria, { exact: true, default: () => ({ sinceDays: DEFAULT_V1_SINCE_DAYS }) }),
   stake: Schema.optionalWith(
-    Schema.Number.pipe(Schema.greaterThan(0, says("stake must be above 0")), Schema.finite(says("stake must be a finite number"))),
+    Schema.Number.pipe(
+      Schema.greaterThan(0, says(`stake must be above 0 and at most ${MAX_SIZING_USD}`)),
+      Schema.lessThanOrEqualTo(MAX_SIZING_USD, says(`stake must be above 0 and at most ${MAX_SIZING_USD}`)),
+    ),
     { exact: true, default: () => DEFAULT_SIZING_USD },
   ),
   holdout: optionalKey(Schema.Boolean),
 }).annotations({ ...STRICT, title: "V1BacktestRequest" })
 export type V1BacktestRequest = typeof V1BacktestRequest.Type
+
+const SPORTS: ReadonlySet<string> = new Set(KINDS_BY_CATEGORY.sports)
+const LEAGUE_NAMES: Readonly<Record<string, Kind>> = {
+  ncaaf: "college_football", ncaab: "college_basketball", epl: "soccer", mls: "soccer", ufc: "mma", f1: "motorsport",
+  formula_1: "motorsport", atp: "tennis", wta: "tennis", pga: "golf",
+}
+
+/**
+ * The sports kinds v1 `sportsLeagues` name: a kind itself, case-insensitively, with `-` or spaces for
+ * `_` (`nba`, `college-football`), or a common league name (NCAAF, EPL, UFC, …). An unknown league names none.
+ */
+export const kindsOfLeagues = (leagues: ReadonlyArray<string>): ReadonlyArray<Kind> => {
+  const kinds = new Set<Kind>()
+  for (const league of leagues) {
+    const word = league.trim().toLowerCase().replace(/[\s-]+/g, "_")
+    const kind = SPORTS.has(word) ? (word as Kind) : LEAGUE_NAMES[word]
+    if (kind !== undefined) kinds.add(kind)
+  }
+  return [...kinds]
+}

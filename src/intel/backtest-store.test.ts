@@ -11,7 +11,7 @@ const aTrade = (over: Partial<HistoryTrade> = {}): HistoryTrade => {
   seq++
   return {
     id: `t${seq}`, seq, time: 1_000 + seq, venue: "venue_a", contract: "venue_a:c", outcome: "Yes", title: "T",
-    category: "sports", action: "buy", entry: null, price: 0.5, usd: 20_000, trader: null, whale: true,
+    category: "sports", kind: null, action: "buy", entry: null, price: 0.5, usd: 20_000, trader: null, whale: true,
     result: "open", settledAt: null, ...over,
   }
 }

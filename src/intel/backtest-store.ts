@@ -15,7 +15,9 @@
 //   loss −1, void and open 0), so a fixed-stake score is a sum of `stake × ppd`.
 import { SqlClient } from "@effect/sql"
 import { Clock, Context, Duration, Effect, Layer, PubSub, Queue } from "effect"
-import { CATEGORIES, VENUES, type Category, type TradeEntry, type TradeResult, type Venue } from "../domain/enums.js"
+import { CATEGORIES, KINDS, VENUES, type Category, type Kind, type TradeEntry, type TradeResult, type Venue } from "../domain/enums.js"
+import type { MarketInfo } from "../domain/market-events.js"
+import { Markets } from "../actors/markets/market-bus.js"
 import { IntelBus } from "./intel-bus.js"
 import { scoringPrice } from "./settlement.js"
 
@@ -29,6 +31,7 @@ export interface HistoryTrade {
   readonly outcome: string
   readonly title: string
   readonly category: Category | null
+  readonly kind: Kind | null
   readonly action: "buy" | "sell"
   readonly entry: TradeEntry | null
   readonly price: number
@@ -45,6 +48,18 @@ export const ENTRY = { none: 0, open: 1, add: 2, flip: 3, trim: 4, close: 5 } as
 export const venueCode = (venue: Venue): number => VENUES.indexOf(venue)
 export const categoryCode = (category: Category | null): number => (category === null ? 0 : CATEGORIES.indexOf(category) + 1)
 export const categoryOfCode = (code: number): Category | null => CATEGORIES[code - 1] ?? null
+/** Kind code = index in KINDS + 1 (0 = unclassified). */
+export const kindCode = (kind: Kind | null): number => (kind === null ? 0 : KINDS.indexOf(kind) + 1)
+
+/**
+ * Which side of its contract an outcome is: 0 for the first (Yes, or venue_b's first outcome), 1 for
+ * the second, by the contract's sides when known; a contract no longer known: "No" is second. The v1
+ * `direction` (`buy_yes`/`buy_no`) of a trade is its action and this side.
+ */
+export const sideIndexOf = (info: MarketInfo | null, outcome: string): 0 | 1 =>
+  info !== null
+    ? info.sides[1].name === outcome && info.sides[0].name !== outcome ? 1 : 0
+    : outcome.trim().toLowerCase() === "no" ? 1 : 0
 
 const profitPerDollar = (price: number, result: TradeResult): number =>
   result === "win" ? (1 - scoringPrice(price)) / scoringPrice(price) : result === "loss" ? -1 : 0
@@ -98,6 +113,8 @@ const RESORT_MIN_ROWS = 1_000
 const RESORT_SHARE = 0.01
 
 export class BacktestHistory {
+  /** The side of an outcome of a contract, when a row is added (the contract's sides are known then). */
+  readonly #sideOf: (contract: string, outcome: string) => 0 | 1
   #size = 0
   time: Float64Array = new Float64Array(1024)
   prefixMax: Float64Array = new Float64Array(1024)
@@ -111,6 +128,10 @@ export class BacktestHistory {
   category: Uint8Array = new Uint8Array(1024)
   entry: Uint8Array = new Uint8Array(1024)
   whale: Uint8Array = new Uint8Array(1024)
+  /** Kind code (`kindCode`). */
+  kind: Uint8Array = new Uint8Array(1024)
+  /** Side of the contract bought (`sideIndexOf`). */
+  side: Uint8Array = new Uint8Array(1024)
   /** Index into `traders`, −1 when unnamed. */
   trader: Int32Array = new Int32Array(1024)
   /** Index into `titles`. */
@@ -135,6 +156,10 @@ export class BacktestHistory {
   #seen: Uint8Array = new Uint8Array(1024)
   #disorder = 0
   #version = 0
+
+  constructor(options: { readonly sideOf?: (contract: string, outcome: string) => 0 | 1 } = {}) {
+    this.#sideOf = options.sideOf ?? ((_contract, outcome) => sideIndexOf(null, outcome))
+  }
 
   get size(): number {
     return this.#size
@@ -271,6 +296,8 @@ export class BacktestHistory {
     this.category = grownU8(this.category, size)
     this.entry = grownU8(this.entry, size)
     this.whale = grownU8(this.whale, size)
+    this.kind = grownU8(this.kind, size)
+    this.side = grownU8(this.side, size)
     this.trader = grownI32(this.trader, size)
     this.title = grownI32(this.title, size)
   }
@@ -314,6 +341,8 @@ export class BacktestHistory {
     this.category[row] = categoryCode(t.category)
     this.entry[row] = t.entry === null ? ENTRY.none : ENTRY[t.entry]
     this.whale[row] = t.whale ? 1 : 0
+    this.kind[row] = kindCode(t.kind)
+    this.side[row] = this.#sideOf(t.contract, t.outcome)
     this.title[row] = this.#titleOf(t.title)
     this.trader[row] = t.trader === null ? -1 : this.#traderOf(t.trader)
     this.#index(row)
@@ -378,6 +407,8 @@ export class BacktestHistory {
     this.category = u8(this.category)
     this.entry = u8(this.entry)
     this.whale = u8(this.whale)
+    this.kind = u8(this.kind)
+    this.side = u8(this.side)
     this.trader = i32(this.trader)
     this.title = i32(this.title)
     this.prefixMax = new Float64Array(this.time.length)
@@ -442,6 +473,7 @@ interface TradeRowDb {
   readonly outcome: string
   readonly title: string
   readonly category: Category | null
+  readonly kind: Kind | null
   readonly action: "buy" | "sell"
   readonly entry: TradeEntry | null
   readonly price: number
@@ -454,7 +486,7 @@ interface TradeRowDb {
 
 const fromRow = (r: TradeRowDb): HistoryTrade => ({
   id: r.id, seq: r.seq, time: r.time_ms, venue: r.venue, contract: r.contract, outcome: r.outcome, title: r.title,
-  category: r.category, action: r.action, entry: r.entry, price: r.price, usd: r.usd, trader: r.trader,
+  category: r.category, kind: r.kind, action: r.action, entry: r.entry, price: r.price, usd: r.usd, trader: r.trader,
   whale: r.whale, result: r.result, settledAt: r.settled_at_ms,
 })
 
@@ -473,12 +505,12 @@ export const readTrades = (history: BacktestHistory, from: number) =>
       for (;;) {
         const rows = table === "whale"
           ? yield* sql<TradeRowDb>`
-              SELECT id, seq::float8 AS seq, time_ms::float8 AS time_ms, venue, contract, outcome, title, category, action,
+              SELECT id, seq::float8 AS seq, time_ms::float8 AS time_ms, venue, contract, outcome, title, category, kind, action,
                 entry, price, usd, trader, true AS whale, result, settled_at_ms::float8 AS settled_at_ms
               FROM whale_trades WHERE seq > ${after} ORDER BY seq LIMIT ${PAGE}`
           : yield* sql<TradeRowDb>`
               SELECT n.id, n.seq::float8 AS seq, n.time_ms::float8 AS time_ms, n.venue, n.contract, n.outcome,
-                COALESCE(m.title, n.contract) AS title, n.category, n.action, n.entry, n.price, n.usd, n.trader,
+                COALESCE(m.title, n.contract) AS title, n.category, n.kind, n.action, n.entry, n.price, n.usd, n.trader,
                 false AS whale, n.result, n.settled_at_ms::float8 AS settled_at_ms
               FROM named_trades n LEFT JOIN intel_markets m ON m.ref = n.contract
               WHERE n.seq > ${after} AND NOT n.whale ORDER BY n.seq LIMIT ${PAGE}`
@@ -532,7 +564,11 @@ export const makeBacktestHistoryLayer = (options: BacktestHistoryOptions = {}): 
   Layer.scoped(
     BacktestHistoryService,
     Effect.gen(function* () {
-      const history = new BacktestHistory()
+      // The contracts' sides come from the market registry when the service has one (main does).
+      const markets = yield* Effect.serviceOption(Markets)
+      const history = new BacktestHistory(markets._tag === "Some"
+        ? { sideOf: (contract, outcome) => sideIndexOf(markets.value.info(contract), outcome) }
+        : {})
       const events = yield* PubSub.subscribe(yield* IntelBus)
       const cursor = new SeqCursor(60_000)
       const started = yield* Clock.currentTimeMillis

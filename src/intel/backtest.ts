@@ -20,7 +20,8 @@ import type {
 } from "../domain/backtest.js"
 import type { Signal, Sizing } from "../domain/signal.js"
 import { isUsdSizing } from "../domain/signal.js"
-import { CATEGORIES, VENUES } from "../domain/enums.js"
+import { CATEGORIES, KINDS, VENUES, type Venue } from "../domain/enums.js"
+import { kindsOfLeagues, type V1BacktestRequest, type V1BacktestScore, type V1Holdout } from "../domain/v1.js"
 import { ENTRY, GROUP_CATEGORIES, RESULT, categoryOfCode, type BacktestHistory, type RowList } from "./backtest-store.js"
 import { civilFromDays, daysFromCivil } from "./calendar.js"
 import { DAY_MS } from "./config.js"
@@ -103,7 +104,12 @@ interface Plan {
   readonly whaleOnly: boolean
   readonly venues: Uint8Array | null
   readonly categories: Uint8Array | null
-  readonly entry: number
+  /** Entry codes (ENTRY) a row may have; null = any. */
+  readonly entries: Uint8Array | null
+  /** Kind codes (`kindCode`) a row may have; null = any. */
+  readonly kinds: Uint8Array | null
+  /** Sides (0 first, 1 second) a row may have bought; null = either. */
+  readonly sides: Uint8Array | null
   readonly keywords: ReadonlyArray<string> | null
   /** Bounds every row must meet (the swept field's own bound is left out, see mainLo/mainHi). */
   readonly usdMin: number
@@ -139,6 +145,13 @@ const mask = <A extends string>(all: ReadonlyArray<A>, chosen: ReadonlyArray<A> 
   return out
 }
 
+/** A mask of small codes (entry, side). */
+const codes = (...chosen: ReadonlyArray<number>): Uint8Array => {
+  const out = new Uint8Array(8)
+  for (const c of chosen) out[c] = 1
+  return out
+}
+
 const stakeOf = (sizing: Sizing) =>
   isUsdSizing(sizing) ? { fixedStake: sizing.usd, percent: 0, cap: 0 } : { fixedStake: 0, percent: sizing.percent / 100, cap: sizing.maxUsd }
 
@@ -146,7 +159,7 @@ const basePlan = (window: BacktestWindow, sizing: Sizing) => {
   const firstWeek = weekOf(window.from)
   return {
     window, ...stakeOf(sizing), months: monthsOf(window), firstWeek, weeks: weekOf(window.to) - firstWeek + 1,
-    venues: null, categories: null, entry: ENTRY.none, keywords: null, usdMin: -Infinity, usdMax: Infinity,
+    venues: null, categories: null, entries: null, kinds: null, sides: null, keywords: null, usdMin: -Infinity, usdMax: Infinity,
     priceMin: -Infinity, priceMax: Infinity, sweep: null, mainBound: NaN, split: NaN, buckets: null,
     whaleOnly: false, lists: null as ReadonlyArray<RowList> | null,
   }
@@ -235,7 +248,7 @@ const signalPlan = (history: BacktestHistory, request: SignalBacktest, window: B
     lists: s.traders === undefined ? whaleCandidates(history, window, venues, categories, keywords) : traderLists(history, s.traders),
     venues,
     categories,
-    entry: s.entry === "open" ? ENTRY.open : s.entry === "add" ? ENTRY.add : ENTRY.none,
+    entries: s.entry === "open" ? codes(ENTRY.open) : s.entry === "add" ? codes(ENTRY.add) : null,
     keywords,
     usdMin: swept === "minUsd" ? -Infinity : s.minUsd ?? -Infinity,
     usdMax: swept === "maxUsd" ? Infinity : s.maxUsd ?? Infinity,
@@ -290,10 +303,10 @@ const scan = (history: BacktestHistory, plan: Plan): Sums => {
   const acc = new Float64Array(groups * FIELDS)
   const weekSettled = new Float64Array(plan.weeks)
   const weekProfit = new Float64Array(plan.weeks)
-  const { time, price, usd, ppd, settledAt, result, venue, category, entry, whale, title } = history
+  const { time, price, usd, ppd, settledAt, result, venue, category, entry, whale, title, kind, side } = history
   const { from, to } = plan.window
   const { fixedStake, percent, cap, whaleOnly, venues, categories, usdMin, usdMax, priceMin, priceMax, sweep, mainBound, split, firstWeek } = plan
-  const wantEntry = plan.entry
+  const { entries, kinds, sides } = plan
   const keywords = plan.keywords
   const titleMatch = keywords === null ? null : new Uint8Array(history.titles.length)
   const titles = history.titlesLower
@@ -309,7 +322,9 @@ const scan = (history: BacktestHistory, plan: Plan): Sums => {
     if (whaleOnly && whale[i] === 0) return
     if (venues !== null && venues[venue[i]!] === 0) return
     if (categories !== null && categories[category[i]!] === 0) return
-    if (wantEntry !== ENTRY.none && entry[i] !== wantEntry) return
+    if (entries !== null && entries[entry[i]!] === 0) return
+    if (kinds !== null && kinds[kind[i]!] === 0) return
+    if (sides !== null && sides[side[i]!] === 0) return
     const u = usd[i]!
     if (u < usdMin || u > usdMax) return
     const p = price[i]!
@@ -469,4 +484,69 @@ export const scoreTrader = (history: BacktestHistory, request: TraderBacktest, n
   const plan = traderPlan(history, request, backtestWindow(now, request.days))
   const sums = scan(history, plan)
   return { ...scoreOf(plan, sums, request.days, request.sizing), byCategory: byCategoryOf(sums) }
+}
+
+// v1 (POST /v1/backtest) ----------------------------------------------------------------------------
+
+/**
+ * The plan of v1 criteria, or null when they can match nothing: only platforms no feed follows, only
+ * leagues naming no sports kind, only sell directions, or only trims and closes (a backtest scores buys).
+ * Whale buys only; a flat `stake` per trade.
+ */
+const v1Plan = (history: BacktestHistory, request: V1BacktestRequest, window: BacktestWindow): Plan | null => {
+  const c = request.criteria
+  const given = <A>(values: ReadonlyArray<A> | undefined): values is ReadonlyArray<A> => values !== undefined && values.length > 0
+  const followed = given(c.platforms) ? VENUES.filter((v: Venue) => c.platforms?.includes(v)) : undefined
+  const kinds = given(c.sportsLeagues) ? kindsOfLeagues(c.sportsLeagues) : undefined
+  const entries = given(c.eventTypes)
+    ? c.eventTypes.flatMap((t) => (t === "open" ? [ENTRY.open] : t === "add" ? [ENTRY.add] : t === "flip" ? [ENTRY.flip] : t === "unknown" ? [ENTRY.none] : []))
+    : undefined
+  const sides = given(c.directions) ? c.directions.flatMap((d) => (d === "buy_yes" ? [0] : d === "buy_no" ? [1] : [])) : undefined
+  if (followed?.length === 0 || kinds?.length === 0 || entries?.length === 0 || sides?.length === 0) return null
+  const venues = mask(VENUES, followed, 0)
+  const categories = mask(CATEGORIES, c.categories, 1)
+  const keywords = given(c.keywords) ? c.keywords.map((k) => k.toLowerCase()) : null
+  return {
+    ...basePlan(window, { usd: request.stake }),
+    whaleOnly: true,
+    lists: whaleCandidates(history, window, venues, categories, keywords),
+    venues,
+    categories,
+    entries: entries === undefined ? null : codes(...entries),
+    kinds: mask(KINDS, kinds, 1),
+    sides: sides === undefined ? null : codes(...sides),
+    keywords,
+    usdMin: c.minAmountUsd ?? -Infinity,
+    usdMax: c.maxAmountUsd ?? Infinity,
+    priceMin: c.priceMin ?? -Infinity,
+    priceMax: c.priceMax ?? Infinity,
+    split: request.holdout === true ? holdoutSplit(window) : NaN,
+  }
+}
+
+const v1FieldsOf = (f: ScoreFields) => ({
+  matched: f.trades, settled: f.settled, wins: f.wins, losses: f.losses, open: f.open, winRate: f.winRate ?? 0,
+  stakedUsd: f.staked, pnlUsd: f.profit, returnPct: f.return === null ? 0 : f.return * 100,
+})
+
+/** The v1 score of whale buys matching v1 criteria over the last `sinceDays`, at `now` (holdout when asked). */
+export const scoreV1 = (history: BacktestHistory, request: V1BacktestRequest, now: number): V1BacktestScore => {
+  history.prepare()
+  const window = backtestWindow(now, request.criteria.sinceDays)
+  const plan = v1Plan(history, request, window)
+  const acc = plan === null ? new Float64Array(FIRST_BUCKET * FIELDS) : scan(history, plan).acc
+  const score: { -readonly [K in keyof V1BacktestScore]: V1BacktestScore[K] } = {
+    ...v1FieldsOf(fieldsOf(acc, MAIN)),
+    stakeUsd: request.stake,
+    window: { sinceDays: request.criteria.sinceDays, stake: request.stake },
+  }
+  if (request.holdout === true) {
+    const test = fieldsOf(acc, TEST)
+    const holdout: V1Holdout = {
+      splitAt: isoOf(holdoutSplit(window)), train: v1FieldsOf(fieldsOf(acc, TRAIN)), test: v1FieldsOf(test),
+      holds: test.return !== null && test.return > 0,
+    }
+    score.holdout = holdout
+  }
+  return score
 }

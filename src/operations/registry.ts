@@ -12,6 +12,7 @@ import { runBacktest } from "./backtest.js"
 import { getTrader, listTraders } from "./traders.js"
 import { listPositions } from "./positions.js"
 import { queryWhaleEvents } from "./v1-events.js"
+import { runV1Backtest } from "./v1-backtest.js"
 
 export const registry = [
   createWebhook,
@@ -33,6 +34,7 @@ export const registry = [
   getTrader,
   listPositions,
   queryWhaleEvents,
+  runV1Backtest,
 ] as const satisfies ReadonlyArray<AnyOperation>
 
 export type Registry = typeof registry

@@ -17,10 +17,11 @@
 // - Free of the daily trade allowance (the Limits table charges v2 trade rows and stream frames only);
 //   one request like any route.
 import { Clock, Effect } from "effect"
-import { KINDS_BY_CATEGORY, type Kind, type Venue, VENUES } from "../domain/enums.js"
+import { type Venue, VENUES } from "../domain/enums.js"
 import { TRADES_WINDOW_DAYS } from "../domain/limits.js"
-import { type Direction, type V1EventCriteria, V1EventsRequest, V1EventsResponse, type WhaleEventRow } from "../domain/v1.js"
+import { type Direction, kindsOfLeagues, type V1EventCriteria, V1EventsRequest, V1EventsResponse, type WhaleEventRow } from "../domain/v1.js"
 import { Markets, type MarketsService } from "../actors/markets/market-bus.js"
+import { sideIndexOf } from "../intel/backtest-store.js"
 import { DAY_MS } from "../intel/config.js"
 import { Intel } from "../intel/live.js"
 import type { StoredTrade } from "../intel/pipeline.js"
@@ -28,32 +29,9 @@ import { isoOf } from "../intel/rows.js"
 import type { TradeQuery } from "../intel/trade-index.js"
 import { operation } from "./operation.js"
 
-const SPORTS: ReadonlySet<string> = new Set(KINDS_BY_CATEGORY.sports)
-const LEAGUE_NAMES: Readonly<Record<string, Kind>> = {
-  ncaaf: "college_football", ncaab: "college_basketball", epl: "soccer", mls: "soccer", ufc: "mma", f1: "motorsport",
-  formula_1: "motorsport", atp: "tennis", wta: "tennis", pga: "golf",
-}
-
-/** The sports kinds the leagues name (an unknown league names none). */
-export const kindsOfLeagues = (leagues: ReadonlyArray<string>): ReadonlyArray<Kind> => {
-  const kinds = new Set<Kind>()
-  for (const league of leagues) {
-    const word = league.trim().toLowerCase().replace(/[\s-]+/g, "_")
-    const kind = SPORTS.has(word) ? (word as Kind) : LEAGUE_NAMES[word]
-    if (kind !== undefined) kinds.add(kind)
-  }
-  return [...kinds]
-}
-
-/** 0 for the contract's first side, 1 for its second (by name; a market no longer known: "No" is second). */
-const sideIndexOf = (markets: MarketsService, t: StoredTrade): 0 | 1 => {
-  const info = markets.info(t.contract)
-  if (info !== null) return info.sides[1].name === t.outcome && info.sides[0].name !== t.outcome ? 1 : 0
-  return t.outcome.trim().toLowerCase() === "no" ? 1 : 0
-}
-
 const directionOf = (markets: MarketsService, t: StoredTrade): Direction =>
-  `${t.action}_${sideIndexOf(markets, t) === 0 ? "yes" : "no"}`
+  `${t.action}_${sideIndexOf(markets.info(t.contract), t.outcome) === 0 ? "yes" : "no"}`
+
 
 export const whaleEventOf = (markets: MarketsService, t: StoredTrade): WhaleEventRow => ({
   id: t.id,

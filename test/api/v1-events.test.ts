@@ -2,7 +2,7 @@
 // whale event rows, most recent first; each criterion holds on every row; limit and offset page; the
 // VALIDATION cases and the bounds at their edges; the v1 envelope; no charge to the trade allowance.
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { kindsOfLeagues } from "../../src/operations/v1-events.js"
+import { kindsOfLeagues } from "../../src/domain/v1.js"
 import { DAY, NOW, startApiFixture, type Fixture } from "../support/api-fixture.js"
 import { call } from "../support/http-client.js"
 

@@ -24,7 +24,7 @@ const aTrade = (over: Partial<HistoryTrade> = {}): HistoryTrade => {
   seq++
   return {
     id: `t${seq}`, seq, time: START - 3 * DAY_MS, venue: "venue_a", contract: `venue_a:c${seq}`, outcome: "Yes",
-    title: "Will the Lakers win?", category: "sports", action: "buy", entry: "open", price: 0.5, usd: 20_000,
+    title: "Will the Lakers win?", category: "sports", kind: null, action: "buy", entry: "open", price: 0.5, usd: 20_000,
     trader: null, whale: true, result: "win", settledAt: START - 2 * DAY_MS, ...over,
   }
 }

@@ -47,7 +47,7 @@ const toTrades = (raw: ReadonlyArray<RawTrade>, now: number): Array<HistoryTrade
     const time = Math.round(now - r.daysAgo * DAY_MS)
     return {
       id: `t${i}`, seq: i + 1, time, venue: r.venue, contract: `c${i % 7}`, outcome: "Yes", title: r.title,
-      category: r.category, action: r.action, entry: r.entry, price: r.price, usd: r.usd, trader: r.trader,
+      category: r.category, kind: null, action: r.action, entry: r.entry, price: r.price, usd: r.usd, trader: r.trader,
       whale: r.whale, result: r.result, settledAt: r.result === "open" ? null : Math.round(time + r.settleDays * DAY_MS),
     }
   })

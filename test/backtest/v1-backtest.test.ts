@@ -1,0 +1,134 @@
+// POST /v1/backtest end to end on a running server over a fixed in-memory history: the v1 envelope and
+// score with its defaults, each criterion on a hand-built history (directions by the contracts' sides),
+// holdout, and every bound at its edge (the value passes, one past it is VALIDATION naming the field).
+import { Layer, ManagedRuntime } from "effect"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { makeHttpServer, serverUrl } from "../../src/http/server.js"
+import { BacktestHistory, backtestHistoryOf, type HistoryTrade } from "../../src/intel/backtest-store.js"
+import { DAY_MS } from "../../src/intel/config.js"
+import { Health } from "../../src/operations/health.js"
+import { CursorKey } from "../../src/operations/paging.js"
+import { runV1Backtest } from "../../src/operations/v1-backtest.js"
+import { Counters } from "../../src/store/counters.js"
+import { call } from "../support/http-client.js"
+import { manualClock } from "../support/manual-clock.js"
+import { aPrincipal, memoryKeys } from "../support/memory-keys.js"
+
+const NOW = Date.UTC(2026, 3, 1, 12, 0, 10)
+const clock = manualClock(NOW)
+let seq = 0
+const aTrade = (over: Partial<HistoryTrade> = {}): HistoryTrade => {
+  seq++
+  return {
+    id: `t${seq}`, seq, time: NOW - 3 * DAY_MS, venue: "venue_a", contract: `venue_a:c${seq}`, outcome: "Yes",
+    title: "Will the Lakers win?", category: "sports", kind: "nba", action: "buy", entry: "open", price: 0.5,
+    usd: 20_000, trader: null, whale: true, result: "win", settledAt: NOW - 2 * DAY_MS, ...over,
+  }
+}
+
+// venue_b names its sides after the teams: "Celtics" is the second side of that contract.
+const sides: Record<string, readonly [string, string]> = { "venue_b:game": ["Lakers", "Celtics"] }
+const history = new BacktestHistory({
+  sideOf: (contract, outcome) => {
+    const known = sides[contract]
+    return known === undefined ? (outcome === "No" ? 1 : 0) : known[1] === outcome ? 1 : 0
+  },
+})
+history.addAll([
+  aTrade({ price: 0.25 }), // win: +300 on 100
+  aTrade({ price: 0.8, result: "loss", category: "politics", kind: "us_politics", title: "Senate vote", entry: "add" }), // −100
+  aTrade({ price: 0.4, result: "void", entry: null }), // void: no stake
+  aTrade({ outcome: "No", result: "open", settledAt: null, entry: "flip", usd: 90_000 }), // open
+  aTrade({ venue: "venue_b", contract: "venue_b:game", outcome: "Celtics", price: 0.5, kind: "nfl", title: "Chiefs game" }), // win +100, buy_no
+  aTrade({ time: NOW - 100 * DAY_MS, settledAt: NOW - 99 * DAY_MS }), // outside the default 90 days
+  aTrade({ action: "sell", entry: "trim" }), // never scored
+  aTrade({ whale: false, trader: "venue_a:ann" }), // not whale-size
+])
+
+const keys = memoryKeys({ a: aPrincipal(), b: aPrincipal(), c: aPrincipal() })
+let url = ""
+let server: ManagedRuntime.ManagedRuntime<unknown, unknown> | undefined
+beforeAll(async () => {
+  const runtime = ManagedRuntime.make(makeHttpServer([runV1Backtest], { port: 0, host: "127.0.0.1" }).pipe(
+    Layer.provide([keys, Counters.memory, Health.layer, CursorKey.layer("v1-backtest-test"), backtestHistoryOf(history)]),
+    Layer.provide(clock.layer),
+  ))
+  url = await runtime.runPromise(serverUrl)
+  server = runtime as ManagedRuntime.ManagedRuntime<unknown, unknown>
+})
+afterAll(() => server?.dispose())
+
+let turn = 0
+const tokens = ["a", "b", "c"] as const
+const post = (body: unknown) => call(url, "/v1/backtest", { method: "POST", body, token: tokens[turn++ % tokens.length] as string })
+
+const score = async (body: unknown) => {
+  const answer = await post(body)
+  expect(answer.status).toBe(200)
+  expect(answer.body.success).toBe(true)
+  return answer.body.data
+}
+
+describe("POST /v1/backtest", () => {
+  it("scores every whale buy of the last 90 days at 100 a trade with an empty body", async () => {
+    expect(await score({})).toEqual({
+      matched: 5, settled: 4, wins: 2, losses: 1, open: 1, winRate: 2 / 3, stakedUsd: 300, pnlUsd: 300,
+      returnPct: 100, stakeUsd: 100, window: { sinceDays: 90, stake: 100 },
+    })
+  })
+
+  it("applies each criterion", async () => {
+    const matched = async (criteria: unknown) => (await score({ criteria })).matched
+    expect(await matched({ sinceDays: 120 })).toBe(6)
+    expect(await matched({ platforms: ["venue_b"] })).toBe(1)
+    expect(await matched({ platforms: ["venue_e"] })).toBe(0)
+    expect(await matched({ categories: ["politics"] })).toBe(1)
+    expect(await matched({ sportsLeagues: ["NBA"] })).toBe(3)
+    expect(await matched({ sportsLeagues: ["nfl", "nba"] })).toBe(4)
+    expect(await matched({ minAmountUsd: 20_001 })).toBe(1)
+    expect(await matched({ maxAmountUsd: 20_000 })).toBe(4)
+    expect(await matched({ priceMin: 0.5, priceMax: 0.8 })).toBe(3)
+    expect(await matched({ eventTypes: ["flip"] })).toBe(1)
+    expect(await matched({ eventTypes: ["unknown"] })).toBe(1)
+    expect(await matched({ eventTypes: ["trim", "close"] })).toBe(0)
+    expect(await matched({ directions: ["buy_no"] })).toBe(2)
+    expect(await matched({ directions: ["buy_yes"] })).toBe(3)
+    expect(await matched({ directions: ["sell_yes"] })).toBe(0)
+    expect(await matched({ keywords: ["SENATE", "chiefs"] })).toBe(2)
+  })
+
+  it("scales by the stake and splits the window with holdout", async () => {
+    const data = await score({ stake: 50, holdout: true, criteria: { sinceDays: 9 } })
+    expect(data).toMatchObject({ matched: 5, stakedUsd: 150, pnlUsd: 150, stakeUsd: 50, window: { sinceDays: 9, stake: 50 } })
+    // The window is [now − 9 days, now]: the split is now − 3 days, and the trades placed then open the test third.
+    expect(data.holdout.splitAt).toBe(new Date(NOW - 3 * DAY_MS).toISOString())
+    expect(data.holdout.train).toMatchObject({ matched: 0, winRate: 0, returnPct: 0 })
+    expect(data.holdout.test).toMatchObject({ matched: 5, wins: 2, losses: 1, stakedUsd: 150, pnlUsd: 150, returnPct: 100 })
+    expect(data.holdout.holds).toBe(true)
+    expect((await score({ stake: 50 })).holdout).toBeUndefined()
+  })
+
+  const edges: ReadonlyArray<readonly [string, unknown, unknown, string]> = [
+    ["sinceDays", { criteria: { sinceDays: 365 } }, { criteria: { sinceDays: 366 } }, "criteria.sinceDays must be an integer from 1 to 365"],
+    ["sinceDays (low)", { criteria: { sinceDays: 1 } }, { criteria: { sinceDays: 0 } }, "criteria.sinceDays must be an integer from 1 to 365"],
+    ["stake", { stake: 1_000_000 }, { stake: 1_000_000.01 }, "stake must be above 0 and at most 1000000"],
+    ["stake (low)", { stake: 0.01 }, { stake: 0 }, "stake must be above 0"],
+    ["sportsLeagues", { criteria: { sportsLeagues: Array.from({ length: 20 }, () => "nba") } },
+      { criteria: { sportsLeagues: Array.from({ length: 21 }, () => "nba") } }, "criteria.sportsLeagues may hold at most 20 values"],
+    ["keywords", { criteria: { keywords: Array.from({ length: 10 }, (_, i) => `k${i}`) } },
+      { criteria: { keywords: Array.from({ length: 11 }, (_, i) => `k${i}`) } }, "keywords"],
+    ["priceMax", { criteria: { priceMax: 1 } }, { criteria: { priceMax: 1.01 } }, "criteria.priceMax"],
+    ["amount bounds", { criteria: { minAmountUsd: 5, maxAmountUsd: 5 } }, { criteria: { minAmountUsd: 5, maxAmountUsd: 4 } },
+      "criteria.maxAmountUsd must be at least criteria.minAmountUsd"],
+    ["unknown fields", { holdout: false }, { criteria: { kind: "nba" } }, "Unknown field `criteria.kind`"],
+  ]
+  for (const [name, passes, refused, message] of edges) {
+    it(`holds the ${name} bound at its edge`, async () => {
+      expect((await post(passes)).status).toBe(200)
+      const answer = await post(refused)
+      expect(answer.status).toBe(400)
+      expect(answer.body).toEqual({ success: false, error: expect.any(String), code: "VALIDATION" })
+      expect(answer.body.error).toContain(message)
+    })
+  }
+})
