@@ -104,7 +104,9 @@ interface Plan {
   readonly whaleOnly: boolean
   readonly venues: Uint8Array | null
   readonly categories: Uint8Array | null
-  /** Entry codes (ENTRY) a row may have; null = any. */
+  /** The one entry code a row must have (v2 `entry`); ENTRY.none = any. */
+  readonly entry: number
+  /** v1 criteria: entry codes (ENTRY) a row may have; null = any. */
   readonly entries: Uint8Array | null
   /** Kind codes (`kindCode`) a row may have; null = any. */
   readonly kinds: Uint8Array | null
@@ -159,7 +161,7 @@ const basePlan = (window: BacktestWindow, sizing: Sizing) => {
   const firstWeek = weekOf(window.from)
   return {
     window, ...stakeOf(sizing), months: monthsOf(window), firstWeek, weeks: weekOf(window.to) - firstWeek + 1,
-    venues: null, categories: null, entries: null, kinds: null, sides: null, keywords: null, usdMin: -Infinity, usdMax: Infinity,
+    venues: null, categories: null, entry: ENTRY.none, entries: null, kinds: null, sides: null, keywords: null, usdMin: -Infinity, usdMax: Infinity,
     priceMin: -Infinity, priceMax: Infinity, sweep: null, mainBound: NaN, split: NaN, buckets: null,
     whaleOnly: false, lists: null as ReadonlyArray<RowList> | null,
   }
@@ -248,7 +250,7 @@ const signalPlan = (history: BacktestHistory, request: SignalBacktest, window: B
     lists: s.traders === undefined ? whaleCandidates(history, window, venues, categories, keywords) : traderLists(history, s.traders),
     venues,
     categories,
-    entries: s.entry === "open" ? codes(ENTRY.open) : s.entry === "add" ? codes(ENTRY.add) : null,
+    entry: s.entry === "open" ? ENTRY.open : s.entry === "add" ? ENTRY.add : ENTRY.none,
     keywords,
     usdMin: swept === "minUsd" ? -Infinity : s.minUsd ?? -Infinity,
     usdMax: swept === "maxUsd" ? Infinity : s.maxUsd ?? Infinity,
@@ -306,7 +308,12 @@ const scan = (history: BacktestHistory, plan: Plan): Sums => {
   const { time, price, usd, ppd, settledAt, result, venue, category, entry, whale, title, kind, side } = history
   const { from, to } = plan.window
   const { fixedStake, percent, cap, whaleOnly, venues, categories, usdMin, usdMax, priceMin, priceMax, sweep, mainBound, split, firstWeek } = plan
+  const wantEntry = plan.entry
+  // The v1 masks are checked apart, so the v2 scan's per-row work stays as small as it was.
   const { entries, kinds, sides } = plan
+  const masked = entries !== null || kinds !== null || sides !== null
+  const passesMasks = (i: number): boolean =>
+    (entries === null || entries[entry[i]!] === 1) && (kinds === null || kinds[kind[i]!] === 1) && (sides === null || sides[side[i]!] === 1)
   const keywords = plan.keywords
   const titleMatch = keywords === null ? null : new Uint8Array(history.titles.length)
   const titles = history.titlesLower
@@ -322,9 +329,8 @@ const scan = (history: BacktestHistory, plan: Plan): Sums => {
     if (whaleOnly && whale[i] === 0) return
     if (venues !== null && venues[venue[i]!] === 0) return
     if (categories !== null && categories[category[i]!] === 0) return
-    if (entries !== null && entries[entry[i]!] === 0) return
-    if (kinds !== null && kinds[kind[i]!] === 0) return
-    if (sides !== null && sides[side[i]!] === 0) return
+    if (wantEntry !== ENTRY.none && entry[i] !== wantEntry) return
+    if (masked && !passesMasks(i)) return
     const u = usd[i]!
     if (u < usdMin || u > usdMax) return
     const p = price[i]!
