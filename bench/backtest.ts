@@ -9,7 +9,8 @@ import { CATEGORIES, VENUES, type Category, type TradeEntry, type TradeResult, t
 import type { TraderRef } from "../src/domain/refs.js"
 import type { Signal } from "../src/domain/signal.js"
 import { BacktestHistory, type HistoryTrade } from "../src/intel/backtest-store.js"
-import { scoreSignal, scoreTrader } from "../src/intel/backtest.js"
+import { scoreSignal, scoreTrader, scoreV1 } from "../src/intel/backtest.js"
+import { describeUniverse } from "../src/intel/universe.js"
 import { DAY_MS } from "../src/intel/config.js"
 import { settlementProfit } from "../src/intel/settlement.js"
 
@@ -178,3 +179,12 @@ line("narrow signal", narrowRows.length, narrowMs, narrowLoopMs, 3)
 line("trader backtest", traderRows.length, traderMs, traderLoopMs, 3)
 const sweepRatio = sweepMs / oneMs
 console.log(`${"20-value sweep".padEnd(22)} ${"".padStart(10)}       sweep    ${sweepMs.toFixed(2).padStart(8)} ms  one backtest ${oneMs.toFixed(2)} ms  ${sweepRatio.toFixed(2)}× (target ≤ 5×) ${sweepRatio <= 5 ? "ok" : "MISSED"}`)
+
+// v1: a backtest of the same signal's shape in v1 criteria, and GET /v1/universe's pass (once a minute at most).
+const v1Request = { criteria: { platforms: ["venue_a", "venue_b", "venue_d"], categories: ["sports", "politics", "crypto"], priceMin: 0.15, priceMax: 0.85, minAmountUsd: 12_000, sinceDays: DAYS }, stake: 100 } as const
+const v1 = scoreV1(history, v1Request as Parameters<typeof scoreV1>[1], NOW)
+if (v1.matched !== signalRows.length) throw new Error(`v1 backtest matched ${v1.matched}, the signal ${signalRows.length}`)
+const [v1Ms, signalAgainMs] = timePair(() => scoreV1(history, v1Request as Parameters<typeof scoreV1>[1], NOW), () => scoreSignal(history, signalRequest, NOW))
+console.log(`${"v1 backtest".padEnd(22)} ${v1.matched.toLocaleString().padStart(10)} rows  backtest ${v1Ms.toFixed(2).padStart(8)} ms  (the v2 signal: ${signalAgainMs.toFixed(2)} ms)`)
+const [universeMs] = timePair(() => describeUniverse(history, NOW), () => undefined, 5)
+console.log(`${"v1 universe".padEnd(22)} ${history.size.toLocaleString().padStart(10)} rows  one pass ${universeMs.toFixed(2).padStart(8)} ms  (recomputed at most once a minute)`)

@@ -165,3 +165,39 @@ export const kindsOfLeagues = (leagues: ReadonlyArray<string>): ReadonlyArray<Ki
   }
   return [...kinds]
 }
+
+/** Whale buys of one bucket of the universe, and how many of them settled and won. */
+const UniverseBucket = {
+  whaleBuys: Count,
+  settled: Count,
+  /** wins / (wins + losses) over the bucket's settled whale buys; null when none won or lost. */
+  winRate: Schema.NullOr(Share),
+}
+
+/**
+ * GET /v1/universe (tool `describe_universe`): what the backtests and event queries can see — the
+ * backtest history's whale buys (and named buys of any size), with their coverage, counts and
+ * price and size distributions.
+ */
+export const V1Universe = Schema.Struct({
+  /** When these figures were computed (they are recomputed at most once a minute). */
+  generatedAt: UtcTime,
+  /** Earliest and latest whale buy held (null when there is none); days between them, rounded up. */
+  coverage: Schema.Struct({ from: Schema.NullOr(UtcTime), to: Schema.NullOr(UtcTime), days: Count }),
+  /** The longest `sinceDays` a v1 query or backtest accepts. */
+  maxSinceDays: Count,
+  whaleBuys: Schema.Struct({ total: Count, settled: Count, wins: Count, losses: Count, voids: Count, open: Count }),
+  /** Buys by traders the venue names, whale-size or not (trader backtests score them). */
+  namedBuys: Count,
+  traders: Count,
+  /** Distinct market titles among the buys held. */
+  markets: Count,
+  platforms: Schema.Array(Schema.Struct({ platform: Platform, ...UniverseBucket })),
+  /** Every category (and `unclassified`), in the categories' order. */
+  categories: Schema.Array(Schema.Struct({ category: Schema.String, ...UniverseBucket })),
+  /** Price paid, in five bands: `0.00-0.20` … `0.80-1.00`. */
+  priceBands: Schema.Array(Schema.Struct({ band: Schema.String, ...UniverseBucket })),
+  /** Whale buy sizes in USD (nearest rank); null when there is no whale buy. */
+  sizes: Schema.NullOr(Schema.Struct({ min: Usd, p25: Usd, p50: Usd, p75: Usd, p90: Usd, p99: Usd, max: Usd })),
+}).annotations({ identifier: "V1Universe" })
+export type V1Universe = typeof V1Universe.Type

@@ -13,6 +13,7 @@ import { getTrader, listTraders } from "./traders.js"
 import { listPositions } from "./positions.js"
 import { queryWhaleEvents } from "./v1-events.js"
 import { runV1Backtest } from "./v1-backtest.js"
+import { describeUniverseOperation } from "./v1-universe.js"
 
 export const registry = [
   createWebhook,
@@ -35,6 +36,7 @@ export const registry = [
   listPositions,
   queryWhaleEvents,
   runV1Backtest,
+  describeUniverseOperation,
 ] as const satisfies ReadonlyArray<AnyOperation>
 
 export type Registry = typeof registry
