@@ -17,7 +17,7 @@ import { RequireRead } from "../http/auth.js"
 import { classify, errorResponse } from "../http/envelope.js"
 import { currentMeter, operationContext } from "../http/meter.js"
 import { inputSchema } from "../operations/operation.js"
-import { CONNECTED, openStream, STREAM_ROUTE, StreamInput, type StreamOptions } from "../operations/stream.js"
+import { CONNECTED, makeStreamTicker, openStream, STREAM_ROUTE, StreamInput, type StreamOptions } from "../operations/stream.js"
 import { Counters } from "../store/counters.js"
 import { Fanout } from "./fanout.js"
 
@@ -97,17 +97,21 @@ const serveStream = (options: StreamDoorOptions) =>
  * opens become the error envelope (the outer envelope middleware adds the rate headers).
  */
 export const streamMiddleware = (options: StreamDoorOptions = {}) =>
-  Effect.map(Effect.all([RequireRead, Counters, Fanout]), ([auth, counters, fanout]) =>
-    (app: HttpApp.Default): HttpApp.Default<never, HttpRouter.HttpRouter.Provided> =>
+  Effect.gen(function* () {
+    const [auth, counters, fanout] = yield* Effect.all([RequireRead, Counters, Fanout])
+    // One ticker for every stream this door opens, for the door's life.
+    const sessions: StreamDoorOptions = { ...options, ticker: yield* makeStreamTicker(options.tickMs) }
+    return (app: HttpApp.Default): HttpApp.Default<never, HttpRouter.HttpRouter.Provided> =>
       Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
         if (!isStreamRequest(request)) return app
-        return serveStream(options).pipe(
+        return serveStream(sessions).pipe(
           Effect.provideService(RequireRead, auth),
           Effect.provideService(Counters, counters),
           Effect.provideService(Fanout, fanout),
           Effect.catchAll((e: ApiError | HttpApiDecodeError) => Effect.succeed(errorResponse(classify(Cause.fail(e), request).error))),
         )
-      }))
+      })
+  })
 
 /** The door as a layer for `makeHttpServer(ops, listen, StreamDoorLive)`. */
 export const makeStreamDoor = (options: StreamDoorOptions = {}): Layer.Layer<never, never, RequireRead | Counters | Fanout> =>
