@@ -6,7 +6,7 @@
 // buffer and drops a connection whose buffer overflows). It holds no filters and no frame format:
 // subscribers decide (operations/stream.ts).
 import { randomBytes } from "node:crypto"
-import { Context, Effect, Layer, Option, PubSub, Queue, type Scope } from "effect"
+import { Context, Effect, Layer, Option, PubSub, Queue, type Scheduler, type Scope } from "effect"
 import type { ConfigError } from "effect/ConfigError"
 import { AppConfig } from "../config.js"
 import { IntelBus, type IntelEvent } from "../intel/intel-bus.js"
@@ -113,6 +113,18 @@ const deliver = (entry: Entry, event: StreamEvent): void => {
   }
 }
 
+/**
+ * The dispatch fiber's scheduler: it runs the fiber's work at once, on the publisher's stack, so an event
+ * offered on the IntelBus (IntelLive uses `unsafeOffer`) is written to the connections before the offer
+ * returns. Through the default scheduler the dispatch waited behind every other fiber's microtasks
+ * (~0.3 ms at the median with 1,000 streams open). It never yields: the fiber runs only while the
+ * subscription holds events, and nothing can add more while it runs (one thread).
+ */
+const immediate: Scheduler.Scheduler = {
+  scheduleTask: (task) => task(),
+  shouldYield: () => false,
+}
+
 interface Wire {
   readonly node: string
   readonly event: IntelEvent
@@ -126,7 +138,7 @@ const make = (publish: ((event: IntelEvent) => void) | undefined, dispatcher: Di
         for (const event of chunk) {
           if (dispatcher.dispatch(new StreamEvent(event))) publish?.(event)
         }
-      }))))
+      }))).pipe(Effect.withScheduler(immediate)))
     const service: FanoutService = {
       subscribe: (subscriber) =>
         Effect.acquireRelease(
