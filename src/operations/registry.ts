@@ -14,6 +14,7 @@ import { listPositions } from "./positions.js"
 import { queryWhaleEvents } from "./v1-events.js"
 import { runV1Backtest } from "./v1-backtest.js"
 import { describeUniverseOperation } from "./v1-universe.js"
+import { getLiveFeed } from "./v1-feed.js"
 
 export const registry = [
   createWebhook,
@@ -37,6 +38,7 @@ export const registry = [
   queryWhaleEvents,
   runV1Backtest,
   describeUniverseOperation,
+  getLiveFeed,
 ] as const satisfies ReadonlyArray<AnyOperation>
 
 export type Registry = typeof registry

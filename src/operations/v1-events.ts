@@ -49,8 +49,11 @@ export const whaleEventOf = (markets: MarketsService, t: StoredTrade): WhaleEven
   pnlUsd: t.profit,
 })
 
-/** The index query of the criteria, or null when they can match nothing. */
-const queryOf = (markets: MarketsService, c: V1EventCriteria | undefined, now: number): TradeQuery | null => {
+/**
+ * The index query of the criteria, or null when they can match nothing. `from` (GET /v1/feed's `since`)
+ * narrows the window further.
+ */
+export const whaleEventsQuery = (markets: MarketsService, c: Partial<V1EventCriteria> | undefined, now: number, from?: number): TradeQuery | null => {
   const venues = c?.platforms === undefined ? undefined : VENUES.filter((v: Venue) => c.platforms?.includes(v))
   if (venues !== undefined && venues.length === 0) return null
   const kinds = c?.sportsLeagues === undefined || c.sportsLeagues.length === 0 ? undefined : kindsOfLeagues(c.sportsLeagues)
@@ -62,7 +65,7 @@ const queryOf = (markets: MarketsService, c: V1EventCriteria | undefined, now: n
   return {
     venue: venues, category: c?.categories, kind: kinds, action: "all", entry: "all",
     minUsd: c?.minAmountUsd, maxUsd: c?.maxAmountUsd, priceMin: c?.priceMin, priceMax: c?.priceMax,
-    named: false, words: [], from: now - sinceDays * DAY_MS, to: now, sort: "newest",
+    named: false, words: [], from: Math.max(now - sinceDays * DAY_MS, from ?? -Infinity), to: now, sort: "newest",
     accept: (t) =>
       (deltas === null || deltas.has(t.entry ?? "unknown")) &&
       (keywords === null || keywords.some((k) => t.title.toLowerCase().includes(k))) &&
@@ -78,7 +81,7 @@ export const queryWhaleEvents = operation({
     const intel = yield* Intel
     const markets = yield* Markets
     const now = yield* Clock.currentTimeMillis
-    const query = queryOf(markets, request.criteria, now)
+    const query = whaleEventsQuery(markets, request.criteria, now)
     const rows = query === null ? [] : intel.trades.page(query, undefined, request.offset + request.limit).slice(request.offset)
     return { events: rows.map((t) => whaleEventOf(markets, t)), limit: request.limit, offset: request.offset }
   }),
