@@ -7,6 +7,7 @@ import {
   Count, DEFAULT_PAGE_LIMIT, DEFAULT_SIZING_USD, DEFAULT_V1_SINCE_DAYS, MAX_REPEAT, MAX_SIZING_USD, MAX_V1_SINCE_DAYS,
   MAX_V1_SPORTS_LEAGUES, MIN_V1_SINCE_DAYS, optionalKey, PageLimit, Price, Share, Signed, STRICT, Usd, UtcTime,
 } from "./limits.js"
+import { TraderRef } from "./refs.js"
 import { Keywords, nonNegativeField, priceField } from "./signal.js"
 
 const says = (message: string) => ({ message: () => message })
@@ -132,16 +133,17 @@ export const V1EventsResponse = Schema.Struct({
 })
 export type V1EventsResponse = typeof V1EventsResponse.Type
 
+/** A flat USD stake per trade: above 0 and at most the sizing bound (Limits). */
+const v1Stake = (name: string) =>
+  Schema.Number.pipe(
+    Schema.greaterThan(0, says(`${name} must be above 0 and at most ${MAX_SIZING_USD}`)),
+    Schema.lessThanOrEqualTo(MAX_SIZING_USD, says(`${name} must be above 0 and at most ${MAX_SIZING_USD}`)),
+  )
+
 /** POST /v1/backtest: `stake` is a flat USD amount per trade, 100 by default. */
 export const V1BacktestRequest = Schema.Struct({
   criteria: Schema.optionalWith(V1EventCriteria, { exact: true, default: () => ({ sinceDays: DEFAULT_V1_SINCE_DAYS }) }),
-  stake: Schema.optionalWith(
-    Schema.Number.pipe(
-      Schema.greaterThan(0, says(`stake must be above 0 and at most ${MAX_SIZING_USD}`)),
-      Schema.lessThanOrEqualTo(MAX_SIZING_USD, says(`stake must be above 0 and at most ${MAX_SIZING_USD}`)),
-    ),
-    { exact: true, default: () => DEFAULT_SIZING_USD },
-  ),
+  stake: Schema.optionalWith(v1Stake("stake"), { exact: true, default: () => DEFAULT_SIZING_USD }),
   holdout: optionalKey(Schema.Boolean),
 }).annotations({ ...STRICT, title: "V1BacktestRequest" })
 export type V1BacktestRequest = typeof V1BacktestRequest.Type
@@ -201,3 +203,33 @@ export const V1Universe = Schema.Struct({
   sizes: Schema.NullOr(Schema.Struct({ min: Usd, p25: Usd, p50: Usd, p75: Usd, p90: Usd, p99: Usd, max: Usd })),
 }).annotations({ identifier: "V1Universe" })
 export type V1Universe = typeof V1Universe.Type
+
+const compareSinceDays = `sinceDays must be an integer from ${MIN_V1_SINCE_DAYS} to ${MAX_V1_SINCE_DAYS}`
+export const MIN_COMPARED_TRADERS = 2
+export const MAX_COMPARED_TRADERS = 10
+const comparedMessage = `traders must hold ${MIN_COMPARED_TRADERS} to ${MAX_COMPARED_TRADERS} different trader refs`
+
+/** POST /v1/traders/compare: two to ten traders, each scored on the same stake and window. */
+export const V1CompareTradersRequest = Schema.Struct({
+  traders: Schema.Array(TraderRef).pipe(
+    Schema.minItems(MIN_COMPARED_TRADERS, says(comparedMessage)),
+    Schema.maxItems(MAX_COMPARED_TRADERS, says(comparedMessage)),
+    Schema.filter((refs) => new Set(refs).size === refs.length || comparedMessage),
+  ),
+  stake: Schema.optionalWith(v1Stake("stake"), { exact: true, default: () => DEFAULT_SIZING_USD }),
+  sinceDays: Schema.optionalWith(
+    Schema.Number.pipe(Schema.int(says(compareSinceDays)), Schema.between(MIN_V1_SINCE_DAYS, MAX_V1_SINCE_DAYS, says(compareSinceDays))),
+    { exact: true, default: () => DEFAULT_V1_SINCE_DAYS },
+  ),
+}).annotations({ ...STRICT, title: "V1CompareTradersRequest" })
+export type V1CompareTradersRequest = typeof V1CompareTradersRequest.Type
+
+export const V1TraderScore = Schema.Struct({ trader: TraderRef, ...V1ScoreFields }).annotations({ identifier: "V1TraderScore" })
+export type V1TraderScore = typeof V1TraderScore.Type
+
+export const V1TraderComparison = Schema.Struct({
+  /** In the request's order. */
+  traders: Schema.Array(V1TraderScore),
+  window: Schema.Struct({ sinceDays: Count, stake: Usd }),
+}).annotations({ identifier: "V1TraderComparison" })
+export type V1TraderComparison = typeof V1TraderComparison.Type

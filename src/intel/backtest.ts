@@ -21,7 +21,9 @@ import type {
 import type { Signal, Sizing } from "../domain/signal.js"
 import { isUsdSizing } from "../domain/signal.js"
 import { CATEGORIES, KINDS, VENUES, type Venue } from "../domain/enums.js"
-import { kindsOfLeagues, type V1BacktestRequest, type V1BacktestScore, type V1Holdout } from "../domain/v1.js"
+import {
+  kindsOfLeagues, type V1BacktestRequest, type V1BacktestScore, type V1CompareTradersRequest, type V1Holdout, type V1TraderComparison,
+} from "../domain/v1.js"
 import { ENTRY, GROUP_CATEGORIES, RESULT, categoryOfCode, type BacktestHistory, type RowList } from "./backtest-store.js"
 import { civilFromDays, daysFromCivil } from "./calendar.js"
 import { DAY_MS } from "./config.js"
@@ -555,4 +557,17 @@ export const scoreV1 = (history: BacktestHistory, request: V1BacktestRequest, no
     score.holdout = holdout
   }
   return score
+}
+
+/** Two to ten traders side by side: each one's buys (any size) over the same window at the same flat stake. */
+export const compareTradersV1 = (history: BacktestHistory, request: V1CompareTradersRequest, now: number): V1TraderComparison => {
+  history.prepare()
+  const window = backtestWindow(now, request.sinceDays)
+  return {
+    traders: request.traders.map((trader) => {
+      const sums = scan(history, traderPlan(history, { trader, sizing: { usd: request.stake }, days: request.sinceDays }, window))
+      return { trader, ...v1FieldsOf(fieldsOf(sums.acc, MAIN)) }
+    }),
+    window: { sinceDays: request.sinceDays, stake: request.stake },
+  }
 }

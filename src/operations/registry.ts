@@ -15,6 +15,7 @@ import { queryWhaleEvents } from "./v1-events.js"
 import { runV1Backtest } from "./v1-backtest.js"
 import { describeUniverseOperation } from "./v1-universe.js"
 import { getLiveFeed } from "./v1-feed.js"
+import { compareTraders } from "./v1-compare-traders.js"
 
 export const registry = [
   createWebhook,
@@ -39,6 +40,7 @@ export const registry = [
   runV1Backtest,
   describeUniverseOperation,
   getLiveFeed,
+  compareTraders,
 ] as const satisfies ReadonlyArray<AnyOperation>
 
 export type Registry = typeof registry

@@ -9,6 +9,9 @@ import { DAY_MS } from "../../src/intel/config.js"
 import { Health } from "../../src/operations/health.js"
 import { CursorKey } from "../../src/operations/paging.js"
 import { runV1Backtest } from "../../src/operations/v1-backtest.js"
+import { compareTraders } from "../../src/operations/v1-compare-traders.js"
+import { scoreTrader } from "../../src/intel/backtest.js"
+import type { TraderRef } from "../../src/domain/refs.js"
 import { Counters } from "../../src/store/counters.js"
 import { call } from "../support/http-client.js"
 import { manualClock } from "../support/manual-clock.js"
@@ -43,13 +46,15 @@ history.addAll([
   aTrade({ time: NOW - 100 * DAY_MS, settledAt: NOW - 99 * DAY_MS }), // outside the default 90 days
   aTrade({ action: "sell", entry: "trim" }), // never scored
   aTrade({ whale: false, trader: "venue_a:ann" }), // not whale-size
+  aTrade({ whale: false, trader: "venue_a:bob", price: 0.2, usd: 800 }), // win
+  aTrade({ whale: false, trader: "venue_a:bob", price: 0.6, result: "loss", time: NOW - 30 * DAY_MS, settledAt: NOW - 29 * DAY_MS }),
 ])
 
 const keys = memoryKeys({ a: aPrincipal(), b: aPrincipal(), c: aPrincipal() })
 let url = ""
 let server: ManagedRuntime.ManagedRuntime<unknown, unknown> | undefined
 beforeAll(async () => {
-  const runtime = ManagedRuntime.make(makeHttpServer([runV1Backtest], { port: 0, host: "127.0.0.1" }).pipe(
+  const runtime = ManagedRuntime.make(makeHttpServer([runV1Backtest, compareTraders], { port: 0, host: "127.0.0.1" }).pipe(
     Layer.provide([keys, Counters.memory, Health.layer, CursorKey.layer("v1-backtest-test"), backtestHistoryOf(history)]),
     Layer.provide(clock.layer),
   ))
@@ -126,6 +131,52 @@ describe("POST /v1/backtest", () => {
     it(`holds the ${name} bound at its edge`, async () => {
       expect((await post(passes)).status).toBe(200)
       const answer = await post(refused)
+      expect(answer.status).toBe(400)
+      expect(answer.body).toEqual({ success: false, error: expect.any(String), code: "VALIDATION" })
+      expect(answer.body.error).toContain(message)
+    })
+  }
+})
+
+describe("POST /v1/traders/compare", () => {
+  const compare = (body: unknown) => call(url, "/v1/traders/compare", { method: "POST", body, token: tokens[turn++ % tokens.length] as string })
+
+  it("scores each trader's buys of any size at the same stake and window, in the request's order", async () => {
+    const answer = await compare({ traders: ["venue_a:bob", "venue_a:ann", "venue_b:nobody"], stake: 50, sinceDays: 60 })
+    expect(answer.status).toBe(200)
+    expect(answer.body.success).toBe(true)
+    const data = answer.body.data
+    expect(data.window).toEqual({ sinceDays: 60, stake: 50 })
+    expect(data.traders.map((t: { trader: string }) => t.trader)).toEqual(["venue_a:bob", "venue_a:ann", "venue_b:nobody"])
+    // bob: two small buys, a win at 0.20 (+200) and a loss at 0.60 (−50).
+    expect(data.traders[0]).toEqual({
+      trader: "venue_a:bob", matched: 2, settled: 2, wins: 1, losses: 1, open: 0, winRate: 0.5, stakedUsd: 100, pnlUsd: 150, returnPct: 150,
+    })
+    expect(data.traders[2]).toEqual({
+      trader: "venue_b:nobody", matched: 0, settled: 0, wins: 0, losses: 0, open: 0, winRate: 0, stakedUsd: 0, pnlUsd: 0, returnPct: 0,
+    })
+    // Each row is that trader's v2 trader backtest at the same stake and days.
+    for (const row of data.traders) {
+      const v2 = scoreTrader(history, { trader: row.trader as TraderRef, sizing: { usd: 50 }, days: 60 }, NOW)
+      expect(row).toMatchObject({ matched: v2.trades, settled: v2.settled, wins: v2.wins, losses: v2.losses, open: v2.open, stakedUsd: v2.staked, pnlUsd: v2.profit })
+    }
+    expect((await compare({ traders: ["venue_a:bob", "venue_a:ann"], sinceDays: 20 })).body.data.traders[0].matched).toBe(1)
+  })
+
+  const edges: ReadonlyArray<readonly [string, unknown, unknown, string]> = [
+    ["traders (low)", { traders: ["venue_a:a", "venue_a:b"] }, { traders: ["venue_a:a"] }, "traders must hold 2 to 10 different trader refs"],
+    ["traders (high)", { traders: Array.from({ length: 10 }, (_, i) => `venue_a:t${i}`) },
+      { traders: Array.from({ length: 11 }, (_, i) => `venue_a:t${i}`) }, "traders must hold 2 to 10 different trader refs"],
+    ["repeated traders", { traders: ["venue_a:a", "venue_b:a"] }, { traders: ["venue_a:a", "venue_a:a"] }, "traders must hold 2 to 10 different trader refs"],
+    ["trader refs", { traders: ["venue_a:a", "venue_b:b"] }, { traders: ["venue_a:a", "venue_d:b"] }, "must be a trader ref"],
+    ["stake", { traders: ["venue_a:a", "venue_b:b"], stake: 1_000_000 }, { traders: ["venue_a:a", "venue_b:b"], stake: 1_000_001 }, "stake must be above 0 and at most 1000000"],
+    ["sinceDays", { traders: ["venue_a:a", "venue_b:b"], sinceDays: 365 }, { traders: ["venue_a:a", "venue_b:b"], sinceDays: 366 }, "sinceDays must be an integer from 1 to 365"],
+    ["unknown fields", { traders: ["venue_a:a", "venue_b:b"] }, { traders: ["venue_a:a", "venue_b:b"], days: 3 }, "Unknown field `days`"],
+  ]
+  for (const [name, passes, refused, message] of edges) {
+    it(`holds the ${name} bound at its edge`, async () => {
+      expect((await compare(passes)).status).toBe(200)
+      const answer = await compare(refused)
       expect(answer.status).toBe(400)
       expect(answer.body).toEqual({ success: false, error: expect.any(String), code: "VALIDATION" })
       expect(answer.body.error).toContain(message)
