@@ -174,6 +174,10 @@ const listMarkets = (intel: IntelService, input: ListMarketsInput, now: number) 
     return listed.sort((a, b) => (before(a.key, b.key) ? -1 : before(b.key, a.key) ? 1 : 0))
   })
 
+/** The listing's rows of `input` in its order, unpaged (GET /v1/markets/search takes the first ones). */
+export const marketRowsOf = (intel: IntelService, input: ListMarketsInput, now: number) =>
+  Effect.map(listMarkets(intel, input, now), (listed) => listed.map((l) => l.row))
+
 const runList = (input: ListMarketsInput, ctx: OperationContext) =>
   Effect.gen(function* () {
     if ((input.priceMin !== undefined || input.priceMax !== undefined) && input.status !== "open") {

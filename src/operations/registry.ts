@@ -16,6 +16,7 @@ import { runV1Backtest } from "./v1-backtest.js"
 import { describeUniverseOperation } from "./v1-universe.js"
 import { getLiveFeed } from "./v1-feed.js"
 import { compareTraders } from "./v1-compare-traders.js"
+import { searchMarkets } from "./v1-markets-search.js"
 
 export const registry = [
   createWebhook,
@@ -41,6 +42,7 @@ export const registry = [
   describeUniverseOperation,
   getLiveFeed,
   compareTraders,
+  searchMarkets,
 ] as const satisfies ReadonlyArray<AnyOperation>
 
 export type Registry = typeof registry

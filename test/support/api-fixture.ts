@@ -21,6 +21,7 @@ import { listMoves } from "../../src/operations/moves.js"
 import { listTrades } from "../../src/operations/trades.js"
 import { queryWhaleEvents } from "../../src/operations/v1-events.js"
 import { getLiveFeed } from "../../src/operations/v1-feed.js"
+import { searchMarkets } from "../../src/operations/v1-markets-search.js"
 import { Counters, type CountersService } from "../../src/store/counters.js"
 import { persistIntel } from "../../src/store/intel.js"
 import { MarketStore } from "../../src/store/markets.js"
@@ -85,7 +86,7 @@ export const OPEN_MARKETS: ReadonlyArray<MarketSpec> = [
 ]
 
 /** The operations these servers serve (the ones this fixture has data and services for). */
-const operations = [listTrades, listMoves, listMarketsOperation, getMarket, queryWhaleEvents, getLiveFeed] as const
+const operations = [listTrades, listMoves, listMarketsOperation, getMarket, queryWhaleEvents, getLiveFeed, searchMarkets] as const
 
 export const TRADERS = ["alice", "bob", "carol", "dave"] as const
 
