@@ -120,7 +120,7 @@ export const getPaperAccount = operation({
       keyOf: (o: PaperOrderRow & { readonly at: number }) => [o.at, o.id] as const,
       fetch: (after, take) =>
         Effect.map(
-          PaperStore.handOrders({ accountId, since, after: Option.getOrNull(after), take }),
+          PaperStore.orders({ accountId, kind: "hand", since, after: Option.getOrNull(after), take }),
           (rows) => rows.map((o) => ({ ...paperOrderOf(o), profit: o.profit, at: o.filledAt })),
         ),
     })

@@ -17,6 +17,7 @@ import { describeUniverseOperation } from "./v1-universe.js"
 import { getLiveFeed } from "./v1-feed.js"
 import { compareTraders } from "./v1-compare-traders.js"
 import { searchMarkets } from "./v1-markets-search.js"
+import { getCopyLog } from "./v1-copy-log.js"
 
 export const registry = [
   createWebhook,
@@ -43,6 +44,7 @@ export const registry = [
   getLiveFeed,
   compareTraders,
   searchMarkets,
+  getCopyLog,
 ] as const satisfies ReadonlyArray<AnyOperation>
 
 export type Registry = typeof registry

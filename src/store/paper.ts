@@ -167,9 +167,15 @@ const loadAll: Effect.Effect<ReadonlyArray<StoredOrder>, never, SqlClient.SqlCli
   return rows.map(fromRow)
 }).pipe(Effect.orDie, Effect.withSpan("PaperStore.loadAll"))
 
-/** An account's hand orders at or after `since`, newest first, strictly after the key `after`. */
-const handOrders = (options: {
+/**
+ * An account's orders at or after `since`, newest first, strictly after the key `after`: its hand orders,
+ * or its copies (fills of its trader and signal bots, `botId` narrowing to one bot; market bots' fills
+ * belong to their bots, not here).
+ */
+const orders = (options: {
   readonly accountId: string
+  readonly kind: "hand" | "copies"
+  readonly botId?: string | undefined
   readonly since: number | null
   readonly after: readonly [filledAt: number, id: string] | null
   readonly take: number
@@ -178,14 +184,19 @@ const handOrders = (options: {
     const sql = yield* SqlClient.SqlClient
     const since = options.since ?? -1
     const [t, id] = options.after ?? [Number.MAX_SAFE_INTEGER, ""]
+    const source = options.kind === "hand"
+      ? sql`source = 'hand'`
+      : options.botId === undefined
+      ? sql`source = 'bot' AND bot_id NOT LIKE 'market:%'`
+      : sql`source = 'bot' AND bot_id NOT LIKE 'market:%' AND bot_id = ${options.botId}`
     const rows = yield* sql<OrderRow>`
       SELECT ${sql.literal(COLUMNS)} FROM paper_orders
-      WHERE account_id = ${options.accountId} AND source = 'hand' AND filled_at >= ${since}
+      WHERE account_id = ${options.accountId} AND ${source} AND filled_at >= ${since}
         AND (filled_at < ${t} OR (filled_at = ${t} AND id < ${id}) OR ${options.after === null})
       ORDER BY filled_at DESC, id DESC
       LIMIT ${options.take}`
     return rows.map(fromRow)
-  }).pipe(Effect.orDie, Effect.withSpan("PaperStore.handOrders"))
+  }).pipe(Effect.orDie, Effect.withSpan("PaperStore.orders"))
 
 /** Drops keys older than 24 hours. */
 const purgeKeys = (now: number): Effect.Effect<number, never, SqlClient.SqlClient> =>
@@ -206,4 +217,4 @@ const countByKey = (accountId: string): Effect.Effect<ReadonlyMap<string, number
     return new Map(rows.map((r) => [r.idempotency_key, Number(r.n)]))
   }).pipe(Effect.orDie, Effect.withSpan("PaperStore.countByKey"))
 
-export const PaperStore = { record, findKey, findKeys, loadAll, handOrders, purgeKeys, countByKey } as const
+export const PaperStore = { record, findKey, findKeys, loadAll, orders, purgeKeys, countByKey } as const

@@ -30,6 +30,7 @@ import { IntelBus, type IntelEvent } from "../intel/intel-bus.js"
 import { isoOf, moveRowOf, tradeRowOf } from "../intel/rows.js"
 import { positionOf } from "../operations/paper.js"
 import { paperOrderOf } from "../operations/paper-orders.js"
+import { copyExecutionOf } from "../operations/v1-copy-log.js"
 import { isPublicAddress } from "../operations/webhooks.js"
 import { type AttemptOutcome, type Audience, type DueDelivery, type Interest, type OutboxEvent, WebhookDeliveries } from "../store/webhook-deliveries.js"
 import { type AccountFact, WebhookSink } from "./sink.js"
@@ -98,9 +99,9 @@ export const accountEventsOf = (fact: AccountFact): ReadonlyArray<OutboxEvent> =
     const o = fact.order
     const audience = { _tag: "account", accountId: o.accountId } as const
     if (o.source === "hand") return [eventOf("paper.order.filled", o.id, audience, o.filledAt, paperOrderOf(o))]
-    const bot = { id: o.botId ?? "", name: o.botName ?? o.botId ?? "" }
-    if (isMarketBot(bot)) return []
-    return [eventOf("copy.executed", o.id, audience, o.filledAt, { bot, order: paperOrderOf(o) })]
+    const copy = copyExecutionOf(o)
+    if (isMarketBot(copy.bot)) return []
+    return [eventOf("copy.executed", o.id, audience, o.filledAt, copy)]
   }
   const h = fact.holding
   if (isMarketBot(h.bot) || h.status !== "settled") return []
