@@ -4,7 +4,8 @@
 import { Schema } from "effect"
 import { Category, KINDS_BY_CATEGORY, type Kind, Platform } from "./enums.js"
 import {
-  Count, DEFAULT_PAGE_LIMIT, DEFAULT_SIZING_USD, DEFAULT_V1_SINCE_DAYS, MAX_REPEAT, MAX_SIZING_USD, MAX_V1_SINCE_DAYS,
+  Count, DEFAULT_PAGE_LIMIT, DEFAULT_SIZING_USD, DEFAULT_V1_SINCE_DAYS, MAX_REPEAT, MAX_SIZING_USD, MAX_SWEEP_VALUES, MAX_V1_SINCE_DAYS,
+  MIN_SWEEP_VALUES,
   MAX_V1_SPORTS_LEAGUES, MIN_V1_SINCE_DAYS, optionalKey, PageLimit, Price, Share, Signed, STRICT, Usd, UtcTime,
 } from "./limits.js"
 import { TraderRef } from "./refs.js"
@@ -140,10 +141,13 @@ const v1Stake = (name: string) =>
     Schema.lessThanOrEqualTo(MAX_SIZING_USD, says(`${name} must be above 0 and at most ${MAX_SIZING_USD}`)),
   )
 
+const defaultCriteria = Schema.optionalWith(V1EventCriteria, { exact: true, default: () => ({ sinceDays: DEFAULT_V1_SINCE_DAYS }) })
+const defaultStake = Schema.optionalWith(v1Stake("stake"), { exact: true, default: () => DEFAULT_SIZING_USD })
+
 /** POST /v1/backtest: `stake` is a flat USD amount per trade, 100 by default. */
 export const V1BacktestRequest = Schema.Struct({
-  criteria: Schema.optionalWith(V1EventCriteria, { exact: true, default: () => ({ sinceDays: DEFAULT_V1_SINCE_DAYS }) }),
-  stake: Schema.optionalWith(v1Stake("stake"), { exact: true, default: () => DEFAULT_SIZING_USD }),
+  criteria: defaultCriteria,
+  stake: defaultStake,
   holdout: optionalKey(Schema.Boolean),
 }).annotations({ ...STRICT, title: "V1BacktestRequest" })
 export type V1BacktestRequest = typeof V1BacktestRequest.Type
@@ -233,3 +237,97 @@ export const V1TraderComparison = Schema.Struct({
   window: Schema.Struct({ sinceDays: Count, stake: Usd }),
 }).annotations({ identifier: "V1TraderComparison" })
 export type V1TraderComparison = typeof V1TraderComparison.Type
+
+// The v1 backtest variants: sweep, compare, breakdown ------------------------------------------------
+
+
+export const V1SweepField = Schema.Literal("priceMin", "priceMax", "minAmountUsd", "maxAmountUsd")
+export type V1SweepField = typeof V1SweepField.Type
+const sweepValuesMessage = `values must hold ${MIN_SWEEP_VALUES} to ${MAX_SWEEP_VALUES} numbers`
+
+/** The criteria field on the other side of a swept bound, and whether the swept values must stay below it. */
+const OPPOSITE_V1: Readonly<Record<V1SweepField, { readonly field: V1SweepField; readonly below: boolean }>> = {
+  priceMin: { field: "priceMax", below: true },
+  priceMax: { field: "priceMin", below: false },
+  minAmountUsd: { field: "maxAmountUsd", below: true },
+  maxAmountUsd: { field: "minAmountUsd", below: false },
+}
+
+/** POST /v1/backtest/sweep: the same criteria scored once per value of one bound. */
+export const V1SweepRequest = Schema.Struct({
+  criteria: defaultCriteria,
+  stake: defaultStake,
+  field: V1SweepField,
+  values: Schema.Array(Schema.Number.pipe(Schema.finite(says("values must be finite numbers")))).pipe(
+    Schema.minItems(MIN_SWEEP_VALUES, says(sweepValuesMessage)),
+    Schema.maxItems(MAX_SWEEP_VALUES, says(sweepValuesMessage)),
+  ),
+}).pipe(
+  Schema.filter((r) => {
+    const price = r.field === "priceMin" || r.field === "priceMax"
+    if (r.values.some((v) => (price ? v < 0 || v > 1 : v < 0))) {
+      return { path: ["values"], message: price ? `values must be prices from 0 to 1 for ${r.field}` : `values must be at least 0 for ${r.field}` }
+    }
+    const opposite = OPPOSITE_V1[r.field]
+    const bound = r.criteria[opposite.field]
+    if (bound !== undefined && r.values.some((v) => (opposite.below ? v > bound : v < bound))) {
+      return { path: ["values"], message: `values would put criteria.${r.field} ${opposite.below ? "above" : "below"} criteria.${opposite.field}` }
+    }
+    return true
+  }),
+).annotations({ ...STRICT, title: "V1SweepRequest" })
+export type V1SweepRequest = typeof V1SweepRequest.Type
+
+export const V1Sweep = Schema.Struct({
+  field: V1SweepField,
+  /** In the request's order. */
+  results: Schema.Array(Schema.Struct({ value: Schema.Number, ...V1ScoreFields })),
+  window: Schema.Struct({ sinceDays: Count, stake: Usd }),
+}).annotations({ identifier: "V1Sweep" })
+export type V1Sweep = typeof V1Sweep.Type
+
+export const MIN_COMPARED_RULES = 2
+export const MAX_COMPARED_RULES = 10
+export const MAX_RULE_LABEL = 60
+const rulesMessage = `rules must hold ${MIN_COMPARED_RULES} to ${MAX_COMPARED_RULES} rules with different labels`
+const labelMessage = `label must be 1 to ${MAX_RULE_LABEL} characters`
+
+/** POST /v1/backtest/compare: several labelled rules (criteria), each scored at the same stake. */
+export const V1CompareRequest = Schema.Struct({
+  rules: Schema.Array(Schema.Struct({
+    label: Schema.String.pipe(Schema.minLength(1, says(labelMessage)), Schema.maxLength(MAX_RULE_LABEL, says(labelMessage))),
+    criteria: defaultCriteria,
+  }).annotations(STRICT)).pipe(
+    Schema.minItems(MIN_COMPARED_RULES, says(rulesMessage)),
+    Schema.maxItems(MAX_COMPARED_RULES, says(rulesMessage)),
+    Schema.filter((rules) => new Set(rules.map((r) => r.label)).size === rules.length || rulesMessage),
+  ),
+  stake: defaultStake,
+}).annotations({ ...STRICT, title: "V1CompareRequest" })
+export type V1CompareRequest = typeof V1CompareRequest.Type
+
+export const V1Comparison = Schema.Struct({
+  /** In the request's order; each rule over its own `sinceDays`. */
+  results: Schema.Array(Schema.Struct({ label: Schema.String, sinceDays: Count, ...V1ScoreFields })),
+  stake: Usd,
+}).annotations({ identifier: "V1Comparison" })
+export type V1Comparison = typeof V1Comparison.Type
+
+export const V1BreakdownBy = Schema.Literal("category", "platform", "month", "price_band")
+export type V1BreakdownBy = typeof V1BreakdownBy.Type
+
+/** POST /v1/backtest/breakdown: the criteria's score split by category, platform, month or price band. */
+export const V1BreakdownRequest = Schema.Struct({
+  criteria: defaultCriteria,
+  stake: defaultStake,
+  by: V1BreakdownBy,
+}).annotations({ ...STRICT, title: "V1BreakdownRequest" })
+export type V1BreakdownRequest = typeof V1BreakdownRequest.Type
+
+export const V1Breakdown = Schema.Struct({
+  by: V1BreakdownBy,
+  /** Buckets with a matched trade: categories in order (`unclassified` last), platforms, months and bands ascending. */
+  rows: Schema.Array(Schema.Struct({ bucket: Schema.String, ...V1ScoreFields })),
+  window: Schema.Struct({ sinceDays: Count, stake: Usd }),
+}).annotations({ identifier: "V1Breakdown" })
+export type V1Breakdown = typeof V1Breakdown.Type

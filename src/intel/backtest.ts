@@ -22,7 +22,8 @@ import type { Signal, Sizing } from "../domain/signal.js"
 import { isUsdSizing } from "../domain/signal.js"
 import { CATEGORIES, KINDS, VENUES, type Venue } from "../domain/enums.js"
 import {
-  kindsOfLeagues, type V1BacktestRequest, type V1BacktestScore, type V1CompareTradersRequest, type V1Holdout, type V1TraderComparison,
+  kindsOfLeagues, type V1BacktestRequest, type V1BacktestScore, type V1Breakdown, type V1BreakdownRequest, type V1CompareRequest,
+  type V1CompareTradersRequest, type V1Comparison, type V1Holdout, type V1Sweep, type V1SweepRequest, type V1TraderComparison,
 } from "../domain/v1.js"
 import { ENTRY, GROUP_CATEGORIES, RESULT, categoryOfCode, type BacktestHistory, type RowList } from "./backtest-store.js"
 import { civilFromDays, daysFromCivil } from "./calendar.js"
@@ -124,7 +125,7 @@ interface Plan {
   /** The swept field's own bound in the signal (the main score still honours it). */
   readonly mainBound: number
   readonly split: number
-  readonly buckets: "category" | "month" | "price_band" | null
+  readonly buckets: "category" | "month" | "price_band" | "venue" | null
   readonly months: { starts: Float64Array; names: Array<string> }
   readonly firstWeek: number
   readonly weeks: number
@@ -133,7 +134,8 @@ interface Plan {
 }
 
 const bucketCount = (plan: Plan): number =>
-  plan.buckets === "category" ? CATEGORIES.length + 1 : plan.buckets === "month" ? plan.months.starts.length : plan.buckets === "price_band" ? PRICE_BANDS.length : 0
+  plan.buckets === "category" ? CATEGORIES.length + 1 : plan.buckets === "month" ? plan.months.starts.length
+    : plan.buckets === "price_band" ? PRICE_BANDS.length : plan.buckets === "venue" ? VENUES.length : 0
 
 interface Sums {
   readonly acc: Float64Array
@@ -323,6 +325,7 @@ const scan = (history: BacktestHistory, plan: Plan): Sums => {
   const byCategory = plan.buckets === "category"
   const byMonth = plan.buckets === "month"
   const byBand = plan.buckets === "price_band"
+  const byVenue = plan.buckets === "venue"
   const monthStarts = plan.months.starts
 
   const visit = (i: number): void => {
@@ -365,6 +368,7 @@ const scan = (history: BacktestHistory, plan: Plan): Sums => {
     if (holdout) add(acc, t < split ? TRAIN : TEST, res, stake, profit)
     if (byCategory) add(acc, FIRST_BUCKET + category[i]!, res, stake, profit)
     else if (byBand) add(acc, FIRST_BUCKET + priceBand(p), res, stake, profit)
+    else if (byVenue) add(acc, FIRST_BUCKET + venue[i]!, res, stake, profit)
     else if (byMonth) {
       let m = 0
       while (m + 1 < monthStarts.length && t >= monthStarts[m + 1]!) m++
@@ -423,19 +427,22 @@ const curveOf = (plan: Plan, sums: Sums): { curve: Array<BacktestWeek>; total: n
 const bucketName = (plan: Plan, bucket: number): string => {
   if (plan.buckets === "category") return categoryOfCode(bucket) ?? UNCLASSIFIED
   if (plan.buckets === "month") return plan.months.names[bucket] ?? ""
+  if (plan.buckets === "venue") return VENUES[bucket] ?? ""
   return PRICE_BANDS[bucket] ?? ""
 }
 
-const breakdownOf = (plan: Plan, sums: Sums, by: BreakdownBy): BacktestBreakdown => {
+/** The buckets with a matched trade: categories in the spec's order with unclassified last; the rest ascending. */
+const bucketRows = (plan: Plan, sums: Sums): Array<ScoreFields & { readonly bucket: string }> => {
   const rows = []
-  // Categories in the spec's order with unclassified last; months and bands ascending.
-  const order = by === "category" ? [...CATEGORIES.map((_, i) => i + 1), 0] : Array.from({ length: bucketCount(plan) }, (_, i) => i)
+  const order = plan.buckets === "category" ? [...CATEGORIES.map((_, i) => i + 1), 0] : Array.from({ length: bucketCount(plan) }, (_, i) => i)
   for (const bucket of order) {
     const fields = fieldsOf(sums.acc, FIRST_BUCKET + bucket)
     if (fields.trades > 0) rows.push({ ...fields, bucket: bucketName(plan, bucket) })
   }
-  return { by, rows }
+  return rows
 }
+
+const breakdownOf = (plan: Plan, sums: Sums, by: BreakdownBy): BacktestBreakdown => ({ by, rows: bucketRows(plan, sums) })
 
 const byCategoryOf = (sums: Sums): Array<CategoryScore> => {
   const out: Array<CategoryScore> = []
@@ -501,7 +508,7 @@ export const scoreTrader = (history: BacktestHistory, request: TraderBacktest, n
  * leagues naming no sports kind, only sell directions, or only trims and closes (a backtest scores buys).
  * Whale buys only; a flat `stake` per trade.
  */
-const v1Plan = (history: BacktestHistory, request: V1BacktestRequest, window: BacktestWindow): Plan | null => {
+const v1Plan = (history: BacktestHistory, request: Pick<V1BacktestRequest, "criteria" | "stake" | "holdout">, window: BacktestWindow): Plan | null => {
   const c = request.criteria
   const given = <A>(values: ReadonlyArray<A> | undefined): values is ReadonlyArray<A> => values !== undefined && values.length > 0
   const followed = given(c.platforms) ? VENUES.filter((v: Venue) => c.platforms?.includes(v)) : undefined
@@ -569,5 +576,64 @@ export const compareTradersV1 = (history: BacktestHistory, request: V1CompareTra
       return { trader, ...v1FieldsOf(fieldsOf(sums.acc, MAIN)) }
     }),
     window: { sinceDays: request.sinceDays, stake: request.stake },
+  }
+}
+
+const V1_SWEPT: Readonly<Record<V1SweepRequest["field"], SweepField>> = {
+  priceMin: "priceMin", priceMax: "priceMax", minAmountUsd: "minUsd", maxAmountUsd: "maxUsd",
+}
+
+/** The v1 criteria scored once per value of one bound (prefix sums over one scan, as a v2 sweep). */
+export const sweepV1 = (history: BacktestHistory, request: V1SweepRequest, now: number): V1Sweep => {
+  history.prepare()
+  const window = backtestWindow(now, request.criteria.sinceDays)
+  const base = v1Plan(history, request, window)
+  const sweepWindow = { sinceDays: request.criteria.sinceDays, stake: request.stake }
+  const none = () => ({ field: request.field, results: request.values.map((value) => ({ value, ...v1FieldsOf(fieldsOf(new Float64Array(FIELDS), 0)) })), window: sweepWindow })
+  if (base === null) return none()
+  const field = V1_SWEPT[request.field]
+  const sorted = Float64Array.from(request.values).sort()
+  const lower = field === "priceMin" || field === "minUsd"
+  const plan: Plan = {
+    ...base,
+    usdMin: field === "minUsd" ? -Infinity : base.usdMin,
+    usdMax: field === "maxUsd" ? Infinity : base.usdMax,
+    priceMin: field === "priceMin" ? -Infinity : base.priceMin,
+    priceMax: field === "priceMax" ? Infinity : base.priceMax,
+    sweep: { field, sorted, order: request.values.map((v) => sorted.indexOf(v)), lower, onUsd: field === "minUsd" || field === "maxUsd" },
+    mainBound: request.criteria[request.field] ?? (lower ? -Infinity : Infinity),
+  }
+  const sums = scan(history, plan)
+  const swept = sweepOf(sums, plan.sweep!)
+  return {
+    field: request.field,
+    results: swept.results.map(({ value, ...fields }) => ({ value, ...v1FieldsOf(fields) })),
+    window: sweepWindow,
+  }
+}
+
+/** Several labelled v1 rules side by side, each over its own window, at one stake. */
+export const compareV1 = (history: BacktestHistory, request: V1CompareRequest, now: number): V1Comparison => ({
+  results: request.rules.map((rule) => {
+    const { stakeUsd: _stake, window: _window, holdout: _holdout, ...fields } = scoreV1(history, { criteria: rule.criteria, stake: request.stake }, now)
+    return { label: rule.label, sinceDays: rule.criteria.sinceDays, ...fields }
+  }),
+  stake: request.stake,
+})
+
+/** The v1 criteria's score split by category, platform, month or price band. */
+export const breakdownV1 = (history: BacktestHistory, request: V1BreakdownRequest, now: number): V1Breakdown => {
+  history.prepare()
+  const window = backtestWindow(now, request.criteria.sinceDays)
+  const base = v1Plan(history, request, window)
+  const buckets = request.by === "platform" ? "venue" : request.by
+  const rows = base === null ? [] : (() => {
+    const plan: Plan = { ...base, buckets }
+    return bucketRows(plan, scan(history, plan))
+  })()
+  return {
+    by: request.by,
+    rows: rows.map(({ bucket, ...fields }) => ({ bucket, ...v1FieldsOf(fields) })),
+    window: { sinceDays: request.criteria.sinceDays, stake: request.stake },
   }
 }

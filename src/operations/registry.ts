@@ -12,7 +12,7 @@ import { runBacktest } from "./backtest.js"
 import { getTrader, listTraders } from "./traders.js"
 import { listPositions } from "./positions.js"
 import { queryWhaleEvents } from "./v1-events.js"
-import { runV1Backtest } from "./v1-backtest.js"
+import { breakdownV1Backtest, compareV1Backtests, runV1Backtest, sweepV1Backtest } from "./v1-backtest.js"
 import { describeUniverseOperation } from "./v1-universe.js"
 import { getLiveFeed } from "./v1-feed.js"
 import { compareTraders } from "./v1-compare-traders.js"
@@ -40,6 +40,9 @@ export const registry = [
   listPositions,
   queryWhaleEvents,
   runV1Backtest,
+  sweepV1Backtest,
+  compareV1Backtests,
+  breakdownV1Backtest,
   describeUniverseOperation,
   getLiveFeed,
   compareTraders,

@@ -11,10 +11,23 @@
 // - `holdout: true` adds `holdout` {splitAt, train, test, holds}: the first two thirds of the window and
 //   the last third, each with the score's counts and money; `holds` when the test third's return is above 0.
 // - One request like any route; not cached (POST /v2/backtest's 10-minute cache is a v2 rule).
+//
+// The variants (spec: "Sweep, compare and breakdown variants exist at the paths below with shapes not shown"):
+// - POST /v1/backtest/sweep (tool `sweep`): `{ criteria, stake, field, values }`, field `priceMin`,
+//   `priceMax`, `minAmountUsd` or `maxAmountUsd`, 2–20 values (prices 0..1, amounts ≥ 0, none crossing the
+//   criteria's opposite bound); `{ field, results: [{ value, …score }], window }` in the request's order.
+//   Each value counts as one request (the Limits table's sweep rule), charged before scoring.
+// - POST /v1/backtest/compare (tool `compare`): `{ rules: [{ label, criteria }], stake }`, 2–10 rules with
+//   different labels (1–60 characters); `{ results: [{ label, sinceDays, …score }], stake }`. Each rule
+//   counts as one request, as a sweep's values do.
+// - POST /v1/backtest/breakdown (tool `breakdown`): `{ criteria, stake, by }`, by `category`, `platform`,
+//   `month` or `price_band`; `{ by, rows: [{ bucket, …score }], window }`, buckets with a matched trade only.
 import { Clock, Effect } from "effect"
-import { V1BacktestRequest, V1BacktestScore } from "../domain/v1.js"
+import {
+  V1BacktestRequest, V1BacktestScore, V1Breakdown, V1BreakdownRequest, V1CompareRequest, V1Comparison, V1Sweep, V1SweepRequest,
+} from "../domain/v1.js"
 import { BacktestHistoryService } from "../intel/backtest-store.js"
-import { scoreV1 } from "../intel/backtest.js"
+import { breakdownV1, compareV1, scoreV1, sweepV1 } from "../intel/backtest.js"
 import { operation } from "./operation.js"
 
 export const runV1Backtest = operation({
@@ -24,5 +37,37 @@ export const runV1Backtest = operation({
   run: Effect.fn("V1Backtest.run")(function* (request) {
     const history = yield* BacktestHistoryService
     return scoreV1(history, request, yield* Clock.currentTimeMillis)
+  }),
+})
+
+export const sweepV1Backtest = operation({
+  name: "sweepV1Backtest", tool: "sweep", method: "POST", path: "/v1/backtest/sweep", scope: "read",
+  summary: "The v1 backtest once per value of one bound (2 to 20 values, each counted as a request)",
+  input: V1SweepRequest, output: V1Sweep,
+  run: Effect.fn("V1Backtest.sweep")(function* (request, ctx) {
+    yield* ctx.charge(request.values.length - 1)
+    const history = yield* BacktestHistoryService
+    return sweepV1(history, request, yield* Clock.currentTimeMillis)
+  }),
+})
+
+export const compareV1Backtests = operation({
+  name: "compareV1Backtests", tool: "compare", method: "POST", path: "/v1/backtest/compare", scope: "read",
+  summary: "Several labelled v1 rules backtested side by side at one stake (each rule counted as a request)",
+  input: V1CompareRequest, output: V1Comparison,
+  run: Effect.fn("V1Backtest.compare")(function* (request, ctx) {
+    yield* ctx.charge(request.rules.length - 1)
+    const history = yield* BacktestHistoryService
+    return compareV1(history, request, yield* Clock.currentTimeMillis)
+  }),
+})
+
+export const breakdownV1Backtest = operation({
+  name: "breakdownV1Backtest", tool: "breakdown", method: "POST", path: "/v1/backtest/breakdown", scope: "read",
+  summary: "The v1 backtest split by category, platform, month or price band",
+  input: V1BreakdownRequest, output: V1Breakdown,
+  run: Effect.fn("V1Backtest.breakdown")(function* (request) {
+    const history = yield* BacktestHistoryService
+    return breakdownV1(history, request, yield* Clock.currentTimeMillis)
   }),
 })

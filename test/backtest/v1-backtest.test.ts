@@ -8,7 +8,7 @@ import { BacktestHistory, backtestHistoryOf, type HistoryTrade } from "../../src
 import { DAY_MS } from "../../src/intel/config.js"
 import { Health } from "../../src/operations/health.js"
 import { CursorKey } from "../../src/operations/paging.js"
-import { runV1Backtest } from "../../src/operations/v1-backtest.js"
+import { breakdownV1Backtest, compareV1Backtests, runV1Backtest, sweepV1Backtest } from "../../src/operations/v1-backtest.js"
 import { compareTraders } from "../../src/operations/v1-compare-traders.js"
 import { scoreTrader } from "../../src/intel/backtest.js"
 import type { TraderRef } from "../../src/domain/refs.js"
@@ -50,11 +50,11 @@ history.addAll([
   aTrade({ whale: false, trader: "venue_a:bob", price: 0.6, result: "loss", time: NOW - 30 * DAY_MS, settledAt: NOW - 29 * DAY_MS }),
 ])
 
-const keys = memoryKeys({ a: aPrincipal(), b: aPrincipal(), c: aPrincipal() })
+const keys = memoryKeys({ a: aPrincipal(), b: aPrincipal(), c: aPrincipal(), s: aPrincipal(), t: aPrincipal() })
 let url = ""
 let server: ManagedRuntime.ManagedRuntime<unknown, unknown> | undefined
 beforeAll(async () => {
-  const runtime = ManagedRuntime.make(makeHttpServer([runV1Backtest, compareTraders], { port: 0, host: "127.0.0.1" }).pipe(
+  const runtime = ManagedRuntime.make(makeHttpServer([runV1Backtest, compareTraders, sweepV1Backtest, compareV1Backtests, breakdownV1Backtest], { port: 0, host: "127.0.0.1" }).pipe(
     Layer.provide([keys, Counters.memory, Health.layer, CursorKey.layer("v1-backtest-test"), backtestHistoryOf(history)]),
     Layer.provide(clock.layer),
   ))
@@ -177,6 +177,78 @@ describe("POST /v1/traders/compare", () => {
     it(`holds the ${name} bound at its edge`, async () => {
       expect((await compare(passes)).status).toBe(200)
       const answer = await compare(refused)
+      expect(answer.status).toBe(400)
+      expect(answer.body).toEqual({ success: false, error: expect.any(String), code: "VALIDATION" })
+      expect(answer.body.error).toContain(message)
+    })
+  }
+})
+
+describe("the v1 backtest variants", () => {
+  const at = (path: string, body: unknown, token?: string) =>
+    call(url, path, { method: "POST", body, token: token ?? (tokens[turn++ % tokens.length] as string) })
+
+  it("sweeps one bound, each value a request; its results are the backtests with that value", async () => {
+    const before = await at("/v1/backtest", {}, "s")
+    const remaining = Number(before.headers.get("x-ratelimit-remaining"))
+    const answer = await at("/v1/backtest/sweep", { field: "priceMax", values: [0.3, 0.6, 1] }, "s")
+    expect(answer.status).toBe(200)
+    expect(Number(answer.headers.get("x-ratelimit-remaining"))).toBe(remaining - 3)
+    expect(answer.body.data.field).toBe("priceMax")
+    expect(answer.body.data.window).toEqual({ sinceDays: 90, stake: 100 })
+    expect(answer.body.data.results.map((r: { value: number; matched: number }) => [r.value, r.matched])).toEqual([[0.3, 1], [0.6, 4], [1, 5]])
+    for (const r of answer.body.data.results) {
+      const { value, ...fields } = r
+      const { stakeUsd: _s, window: _w, ...one } = (await at("/v1/backtest", { criteria: { priceMax: value } })).body.data
+      expect(fields).toEqual(one)
+    }
+  })
+
+  it("compares labelled rules, each a request, each scored over its own window", async () => {
+    const before = Number((await at("/v1/backtest", {}, "t")).headers.get("x-ratelimit-remaining"))
+    const answer = await at("/v1/backtest/compare", {
+      rules: [{ label: "everything" }, { label: "nba", criteria: { sportsLeagues: ["nba"], sinceDays: 30 } }],
+      stake: 10,
+    }, "t")
+    expect(answer.status).toBe(200)
+    expect(Number(answer.headers.get("x-ratelimit-remaining"))).toBe(before - 2)
+    expect(answer.body.data.stake).toBe(10)
+    expect(answer.body.data.results.map((r: { label: string; sinceDays: number; matched: number }) => [r.label, r.sinceDays, r.matched]))
+      .toEqual([["everything", 90, 5], ["nba", 30, 3]])
+  })
+
+  it("breaks the score down by category, platform, month and price band", async () => {
+    const by = async (b: string) => (await at("/v1/backtest/breakdown", { by: b })).body.data
+    const categories = await by("category")
+    expect(categories.rows.map((r: { bucket: string; matched: number }) => [r.bucket, r.matched])).toEqual([["sports", 4], ["politics", 1]])
+    const platforms = await by("platform")
+    expect(platforms.rows.map((r: { bucket: string; matched: number }) => [r.bucket, r.matched])).toEqual([["venue_a", 4], ["venue_b", 1]])
+    expect((await by("month")).rows.map((r: { bucket: string }) => r.bucket)).toEqual([new Date(NOW - 3 * DAY_MS).toISOString().slice(0, 7)])
+    const bands = await by("price_band")
+    expect(bands.rows.map((r: { bucket: string; matched: number }) => [r.bucket, r.matched])).toEqual([["0.20-0.40", 1], ["0.40-0.60", 3], ["0.80-1.00", 1]])
+    expect(bands.window).toEqual({ sinceDays: 90, stake: 100 })
+  })
+
+  const refused: ReadonlyArray<readonly [string, string, unknown, unknown, string]> = [
+    ["one sweep value", "/v1/backtest/sweep", { field: "minAmountUsd", values: [1, 2] }, { field: "minAmountUsd", values: [1] }, "values must hold 2 to 20 numbers"],
+    ["21 sweep values", "/v1/backtest/sweep", { field: "minAmountUsd", values: Array.from({ length: 20 }, (_, i) => i) },
+      { field: "minAmountUsd", values: Array.from({ length: 21 }, (_, i) => i) }, "values must hold 2 to 20 numbers"],
+    ["a swept price above 1", "/v1/backtest/sweep", { field: "priceMin", values: [0, 1] }, { field: "priceMin", values: [0, 1.01] }, "values must be prices from 0 to 1"],
+    ["a swept value crossing the opposite bound", "/v1/backtest/sweep", { field: "priceMin", values: [0.2, 0.5], criteria: { priceMax: 0.5 } },
+      { field: "priceMin", values: [0.2, 0.51], criteria: { priceMax: 0.5 } }, "values would put criteria.priceMin above criteria.priceMax"],
+    ["a bad sweep field", "/v1/backtest/sweep", { field: "maxAmountUsd", values: [1, 2] }, { field: "sinceDays", values: [1, 2] }, "field"],
+    ["one rule", "/v1/backtest/compare", { rules: [{ label: "a" }, { label: "b" }] }, { rules: [{ label: "a" }] }, "rules must hold 2 to 10 rules with different labels"],
+    ["11 rules", "/v1/backtest/compare", { rules: Array.from({ length: 10 }, (_, i) => ({ label: `r${i}` })) },
+      { rules: Array.from({ length: 11 }, (_, i) => ({ label: `r${i}` })) }, "rules must hold 2 to 10 rules with different labels"],
+    ["repeated labels", "/v1/backtest/compare", { rules: [{ label: "a" }, { label: "b" }] }, { rules: [{ label: "a" }, { label: "a" }] }, "rules must hold 2 to 10 rules with different labels"],
+    ["a long label", "/v1/backtest/compare", { rules: [{ label: "x".repeat(60) }, { label: "b" }] }, { rules: [{ label: "x".repeat(61) }, { label: "b" }] }, "label must be 1 to 60 characters"],
+    ["an unknown rule field", "/v1/backtest/compare", { rules: [{ label: "a" }, { label: "b" }] }, { rules: [{ label: "a", stake: 5 }, { label: "b" }] }, "Unknown field `rules.0.stake`"],
+    ["a bad breakdown", "/v1/backtest/breakdown", { by: "platform" }, { by: "kind" }, "by"],
+  ]
+  for (const [name, path, passes, body, message] of refused) {
+    it(`holds ${name} at its edge`, async () => {
+      expect((await at(path, passes)).status).toBe(200)
+      const answer = await at(path, body)
       expect(answer.status).toBe(400)
       expect(answer.body).toEqual({ success: false, error: expect.any(String), code: "VALIDATION" })
       expect(answer.body.error).toContain(message)

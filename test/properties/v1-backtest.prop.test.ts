@@ -2,14 +2,17 @@
 // 1. It equals a straightforward reference: filter the whale buys by every criterion, stake the flat
 //    amount on each, sum settlementProfit; winRate 0 and returnPct 0 when nothing was won, lost or staked.
 // 2. With holdout, train and test are the reference over the first two thirds and the last third.
-// 3. Criteria that can only match nothing (platforms not followed, sell directions, trims and closes,
+// 3. A sweep's result for each value is the score with that bound set to the value; a comparison's rows
+//    are each rule's score; a breakdown's rows are the score restricted to each bucket, and add up to it.
+// 4. Criteria that can only match nothing (platforms not followed, sell directions, trims and closes,
 //    leagues naming no kind) give an all-zero score.
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import { CATEGORIES, KINDS_BY_CATEGORY, VENUES, type Category, type Kind, type TradeEntry, type TradeResult, type Venue } from "../../src/domain/enums.js"
 import { type Direction, kindsOfLeagues, type PositionDelta, type V1BacktestRequest, type V1EventCriteria } from "../../src/domain/v1.js"
 import { BacktestHistory, type HistoryTrade } from "../../src/intel/backtest-store.js"
-import { backtestWindow, holdoutSplit, scoreV1 } from "../../src/intel/backtest.js"
+import { backtestWindow, breakdownV1, compareV1, holdoutSplit, scoreV1, sweepV1 } from "../../src/intel/backtest.js"
+import { CATEGORIES as ALL_CATEGORIES } from "../../src/domain/enums.js"
 import { DAY_MS } from "../../src/intel/config.js"
 import { settlementProfit } from "../../src/intel/settlement.js"
 
@@ -164,5 +167,80 @@ describe("v1 backtests", () => {
         stakeUsd: 100, window: { sinceDays: 365, stake: 100 },
       })
     }
+  })
+})
+
+const historyOf = (raw: ReadonlyArray<typeof tradeArb extends fc.Arbitrary<infer T> ? T : never>) => {
+  const history = new BacktestHistory()
+  history.addAll(toTrades(raw))
+  return history
+}
+
+const scoreFields = (s: ReturnType<typeof scoreV1>) => {
+  const { stakeUsd: _s, window: _w, holdout: _h, ...fields } = s
+  return fields
+}
+
+describe("v1 backtest variants", () => {
+  it("a sweep value scores as the criteria with that bound; compare rows are each rule's score", () => {
+    fc.assert(fc.property(
+      fc.array(tradeArb, { minLength: 10, maxLength: 150 }), criteriaArb,
+      fc.constantFrom("priceMin", "priceMax", "minAmountUsd", "maxAmountUsd" as const),
+      fc.array(fc.integer({ min: 0, max: 100 }), { minLength: 2, maxLength: 20 }),
+      (raw, criteria, field, ints) => {
+        const history = historyOf(raw)
+        const price = field === "priceMin" || field === "priceMax"
+        const values = ints.map((v) => (price ? v / 100 : v * 1_500))
+        // Drop the opposite bound when values would cross it (the request Schema refuses those).
+        const opposite = { priceMin: "priceMax", priceMax: "priceMin", minAmountUsd: "maxAmountUsd", maxAmountUsd: "minAmountUsd" }[field] as keyof V1EventCriteria
+        const { [opposite]: _dropped, ...rest } = criteria
+        const c = rest as V1EventCriteria
+        const sweep = sweepV1(history, { criteria: c, stake: 25, field, values }, NOW)
+        expect(sweep.results.map((r) => r.value)).toEqual(values)
+        sweep.results.forEach((r) => {
+          const { value: _v, ...fields } = r
+          // Sums in another order: equal to the cent and the ratio to 1e-6.
+          expectFields(fields, scoreFields(scoreV1(history, { criteria: { ...c, [field]: r.value }, stake: 25 }, NOW)))
+        })
+        const rules = [{ label: "a", criteria: c }, { label: "b", criteria: { ...c, [field]: values[0] } }, { label: "all", criteria: { sinceDays: 365 } }]
+        const compared = compareV1(history, { rules, stake: 25 }, NOW)
+        expect(compared.stake).toBe(25)
+        compared.results.forEach((r, i) => {
+          const { label, sinceDays, ...fields } = r
+          expect(label).toBe(rules[i]!.label)
+          expect(sinceDays).toBe(rules[i]!.criteria.sinceDays)
+          expect(fields).toEqual(scoreFields(scoreV1(history, { criteria: rules[i]!.criteria, stake: 25 }, NOW)))
+        })
+      },
+    ), { numRuns: 120, seed: 21 })
+  })
+
+  it("breakdown rows are the score restricted to each bucket and add up to it", () => {
+    fc.assert(fc.property(
+      fc.array(tradeArb, { minLength: 10, maxLength: 150 }), criteriaArb, fc.constantFrom("category", "platform", "month", "price_band" as const),
+      (raw, criteria, by) => {
+        const history = historyOf(raw)
+        const total = scoreV1(history, { criteria, stake: 40 }, NOW)
+        const breakdown = breakdownV1(history, { criteria, stake: 40, by }, NOW)
+        expect(breakdown.by).toBe(by)
+        expect(breakdown.window).toEqual({ sinceDays: criteria.sinceDays, stake: 40 })
+        const sum = (k: "matched" | "settled" | "wins" | "losses" | "open") => breakdown.rows.reduce((n, r) => n + r[k], 0)
+        for (const k of ["matched", "settled", "wins", "losses", "open"] as const) expect(sum(k)).toBe(total[k])
+        expect(Math.abs(breakdown.rows.reduce((n, r) => n + r.pnlUsd, 0) - total.pnlUsd)).toBeLessThan(0.01 * (breakdown.rows.length + 1))
+        expect(breakdown.rows.every((r) => r.matched > 0)).toBe(true)
+        if (by === "platform") {
+          for (const r of breakdown.rows) {
+            const only = scoreV1(history, { criteria: { ...criteria, platforms: [r.bucket as never] }, stake: 40 }, NOW)
+            const { bucket: _b, ...fields } = r
+            if (criteria.platforms === undefined || criteria.platforms.includes(r.bucket as never)) expectFields(fields, scoreFields(only))
+          }
+        }
+        if (by === "category") {
+          const names = breakdown.rows.map((r) => r.bucket)
+          const order = [...ALL_CATEGORIES, "unclassified"]
+          expect([...names].sort((a, b) => order.indexOf(a) - order.indexOf(b))).toEqual(names)
+        }
+      },
+    ), { numRuns: 120, seed: 22 })
   })
 })
