@@ -26,48 +26,49 @@ import { Clock, Effect } from "effect"
 import {
   V1BacktestRequest, V1BacktestScore, V1Breakdown, V1BreakdownRequest, V1CompareRequest, V1Comparison, V1Sweep, V1SweepRequest,
 } from "../domain/v1.js"
-import { BacktestHistoryService } from "../intel/backtest-store.js"
+import { type BacktestHistory, BacktestHistoryService } from "../intel/backtest-store.js"
 import { breakdownV1, compareV1, scoreV1, sweepV1 } from "../intel/backtest.js"
-import { operation } from "./operation.js"
+import { operation, type OperationContext } from "./operation.js"
+
+/**
+ * The handler of an operation that scores on the backtest history at the Clock's now, after charging
+ * `extraRequests` more requests (a sweep's values, compared rules) against the per-minute limit.
+ */
+export const onHistory = <I, O>(
+  name: string,
+  score: (history: BacktestHistory, request: I, now: number) => O,
+  extraRequests?: (request: I) => number,
+) =>
+  Effect.fn(name)(function* (request: I, ctx: OperationContext) {
+    if (extraRequests !== undefined) yield* ctx.charge(extraRequests(request))
+    const history = yield* BacktestHistoryService
+    return score(history, request, yield* Clock.currentTimeMillis)
+  })
 
 export const runV1Backtest = operation({
   name: "runV1Backtest", tool: "backtest", method: "POST", path: "/v1/backtest", scope: "read",
   summary: "Score whale buys matching v1 event criteria at a flat stake (v1 backtest score)",
   input: V1BacktestRequest, output: V1BacktestScore,
-  run: Effect.fn("V1Backtest.run")(function* (request) {
-    const history = yield* BacktestHistoryService
-    return scoreV1(history, request, yield* Clock.currentTimeMillis)
-  }),
+  run: onHistory("V1Backtest.run", scoreV1),
 })
 
 export const sweepV1Backtest = operation({
   name: "sweepV1Backtest", tool: "sweep", method: "POST", path: "/v1/backtest/sweep", scope: "read",
   summary: "The v1 backtest once per value of one bound (2 to 20 values, each counted as a request)",
   input: V1SweepRequest, output: V1Sweep,
-  run: Effect.fn("V1Backtest.sweep")(function* (request, ctx) {
-    yield* ctx.charge(request.values.length - 1)
-    const history = yield* BacktestHistoryService
-    return sweepV1(history, request, yield* Clock.currentTimeMillis)
-  }),
+  run: onHistory("V1Backtest.sweep", sweepV1, (request) => request.values.length - 1),
 })
 
 export const compareV1Backtests = operation({
   name: "compareV1Backtests", tool: "compare", method: "POST", path: "/v1/backtest/compare", scope: "read",
   summary: "Several labelled v1 rules backtested side by side at one stake (each rule counted as a request)",
   input: V1CompareRequest, output: V1Comparison,
-  run: Effect.fn("V1Backtest.compare")(function* (request, ctx) {
-    yield* ctx.charge(request.rules.length - 1)
-    const history = yield* BacktestHistoryService
-    return compareV1(history, request, yield* Clock.currentTimeMillis)
-  }),
+  run: onHistory("V1Backtest.compare", compareV1, (request) => request.rules.length - 1),
 })
 
 export const breakdownV1Backtest = operation({
   name: "breakdownV1Backtest", tool: "breakdown", method: "POST", path: "/v1/backtest/breakdown", scope: "read",
   summary: "The v1 backtest split by category, platform, month or price band",
   input: V1BreakdownRequest, output: V1Breakdown,
-  run: Effect.fn("V1Backtest.breakdown")(function* (request) {
-    const history = yield* BacktestHistoryService
-    return breakdownV1(history, request, yield* Clock.currentTimeMillis)
-  }),
+  run: onHistory("V1Backtest.breakdown", breakdownV1),
 })

@@ -8,18 +8,14 @@
 // - Answer `{ traders: [{ trader, matched, settled, wins, losses, open, winRate, stakedUsd, pnlUsd,
 //   returnPct }], window: { sinceDays, stake } }` in the request's order. A trader the service has no buy
 //   of scores zeros (not NOT_FOUND: "no record" is an answer when comparing). One request like any route.
-import { Clock, Effect } from "effect"
 import { V1CompareTradersRequest, V1TraderComparison } from "../domain/v1.js"
-import { BacktestHistoryService } from "../intel/backtest-store.js"
 import { compareTradersV1 } from "../intel/backtest.js"
 import { operation } from "./operation.js"
+import { onHistory } from "./v1-backtest.js"
 
 export const compareTraders = operation({
   name: "compareTraders", tool: "compare_traders", method: "POST", path: "/v1/traders/compare", scope: "read",
   summary: "Two to ten traders side by side: each one's buys scored at the same flat stake over the same window",
   input: V1CompareTradersRequest, output: V1TraderComparison,
-  run: Effect.fn("V1Traders.compare")(function* (request) {
-    const history = yield* BacktestHistoryService
-    return compareTradersV1(history, request, yield* Clock.currentTimeMillis)
-  }),
+  run: onHistory("V1Traders.compare", compareTradersV1),
 })
