@@ -379,11 +379,23 @@ const scan = (history: BacktestHistory, plan: Plan): Sums => {
   if (plan.lists === null) {
     const n = history.size
     for (let i = history.firstRowFrom(from); i < n; i++) visit(i)
+  } else if (plan.lists.length === 1) {
+    const list = plan.lists[0]!
+    for (let j = history.firstListIndexFrom(list, from); j < list.length; j++) visit(list.rows[j]!)
   } else {
-    for (const list of plan.lists) {
-      const rows = list.rows
-      for (let j = history.firstListIndexFrom(list, from); j < list.length; j++) visit(rows[j]!)
-    }
+    // Several lists (titles, traders, venue × category groups) interleave across the whole history:
+    // read list by list, every row is a jump through each column (measured ~7× slower than the same
+    // rows in order). So their rows of the window are gathered and visited in row order. The lists
+    // are disjoint, so no row is visited twice.
+    const starts = plan.lists.map((list) => history.firstListIndexFrom(list, from))
+    const rows = new Int32Array(plan.lists.reduce((n, list, l) => n + list.length - starts[l]!, 0))
+    let k = 0
+    plan.lists.forEach((list, l) => {
+      rows.set(list.rows.subarray(starts[l]!, list.length), k)
+      k += list.length - starts[l]!
+    })
+    rows.sort()
+    for (let j = 0; j < rows.length; j++) visit(rows[j]!)
   }
   return { acc, weekSettled, weekProfit, sweepBase }
 }
