@@ -2,7 +2,7 @@
 // bounds enforced, unknown fields refused), with the bodies of POST /v1/events and POST /v1/backtest.
 // v1 names differ from v2 on purpose (`minAmountUsd`, `platforms`, `sinceDays`); keep them as written.
 import { Schema } from "effect"
-import { Category, KINDS_BY_CATEGORY, type Kind, Platform } from "./enums.js"
+import { Category, KINDS_BY_CATEGORY, type Kind, Platform, type Venue, VENUES } from "./enums.js"
 import {
   Count, DEFAULT_PAGE_LIMIT, DEFAULT_SIZING_USD, DEFAULT_V1_SINCE_DAYS, MAX_REPEAT, MAX_SIZING_USD, MAX_SWEEP_VALUES, MAX_V1_SINCE_DAYS,
   MIN_SWEEP_VALUES,
@@ -331,3 +331,10 @@ export const V1Breakdown = Schema.Struct({
   window: Schema.Struct({ sinceDays: Count, stake: Usd }),
 }).annotations({ identifier: "V1Breakdown" })
 export type V1Breakdown = typeof V1Breakdown.Type
+
+/**
+ * The followed venues among v1 platform ids (`venue_e`, `venue_f`, `venue_g` name no followed feed);
+ * undefined when `platforms` is (every venue). An empty result matches nothing.
+ */
+export const followedVenues = (platforms: ReadonlyArray<Platform> | undefined): ReadonlyArray<Venue> | undefined =>
+  platforms === undefined ? undefined : VENUES.filter((v: Venue) => platforms.includes(v))

@@ -20,9 +20,9 @@ import type {
 } from "../domain/backtest.js"
 import type { Signal, Sizing } from "../domain/signal.js"
 import { isUsdSizing } from "../domain/signal.js"
-import { CATEGORIES, KINDS, VENUES, type Venue } from "../domain/enums.js"
+import { CATEGORIES, KINDS, VENUES } from "../domain/enums.js"
 import {
-  kindsOfLeagues, type V1BacktestRequest, type V1BacktestScore, type V1Breakdown, type V1BreakdownRequest, type V1CompareRequest,
+  followedVenues, kindsOfLeagues, type V1BacktestRequest, type V1BacktestScore, type V1Breakdown, type V1BreakdownRequest, type V1CompareRequest,
   type V1CompareTradersRequest, type V1Comparison, type V1Holdout, type V1Sweep, type V1SweepRequest, type V1TraderComparison,
 } from "../domain/v1.js"
 import { ENTRY, GROUP_CATEGORIES, RESULT, categoryOfCode, type BacktestHistory, type RowList } from "./backtest-store.js"
@@ -523,7 +523,7 @@ export const scoreTrader = (history: BacktestHistory, request: TraderBacktest, n
 const v1Plan = (history: BacktestHistory, request: Pick<V1BacktestRequest, "criteria" | "stake" | "holdout">, window: BacktestWindow): Plan | null => {
   const c = request.criteria
   const given = <A>(values: ReadonlyArray<A> | undefined): values is ReadonlyArray<A> => values !== undefined && values.length > 0
-  const followed = given(c.platforms) ? VENUES.filter((v: Venue) => c.platforms?.includes(v)) : undefined
+  const followed = given(c.platforms) ? followedVenues(c.platforms) : undefined
   const kinds = given(c.sportsLeagues) ? kindsOfLeagues(c.sportsLeagues) : undefined
   const entries = given(c.eventTypes)
     ? c.eventTypes.flatMap((t) => (t === "open" ? [ENTRY.open] : t === "add" ? [ENTRY.add] : t === "flip" ? [ENTRY.flip] : t === "unknown" ? [ENTRY.none] : []))

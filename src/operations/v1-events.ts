@@ -17,9 +17,8 @@
 // - Free of the daily trade allowance (the Limits table charges v2 trade rows and stream frames only);
 //   one request like any route.
 import { Clock, Effect } from "effect"
-import { type Venue, VENUES } from "../domain/enums.js"
 import { TRADES_WINDOW_DAYS } from "../domain/limits.js"
-import { type Direction, kindsOfLeagues, type V1EventCriteria, V1EventsRequest, V1EventsResponse, type WhaleEventRow } from "../domain/v1.js"
+import { type Direction, followedVenues, kindsOfLeagues, type V1EventCriteria, V1EventsRequest, V1EventsResponse, type WhaleEventRow } from "../domain/v1.js"
 import { Markets, type MarketsService } from "../actors/markets/market-bus.js"
 import { sideIndexOf } from "../intel/backtest-store.js"
 import { DAY_MS } from "../intel/config.js"
@@ -54,7 +53,7 @@ export const whaleEventOf = (markets: MarketsService, t: StoredTrade): WhaleEven
  * narrows the window further.
  */
 export const whaleEventsQuery = (markets: MarketsService, c: Partial<V1EventCriteria> | undefined, now: number, from?: number): TradeQuery | null => {
-  const venues = c?.platforms === undefined ? undefined : VENUES.filter((v: Venue) => c.platforms?.includes(v))
+  const venues = followedVenues(c?.platforms)
   if (venues !== undefined && venues.length === 0) return null
   const kinds = c?.sportsLeagues === undefined || c.sportsLeagues.length === 0 ? undefined : kindsOfLeagues(c.sportsLeagues)
   if (kinds !== undefined && kinds.length === 0) return null

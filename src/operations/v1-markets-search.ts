@@ -7,9 +7,10 @@
 //   v1 platform ids), `limit` 1–200 (default 50). Open markets only; no cursor (narrow `q` instead).
 // - Answer `{ markets, limit }`; the rows are GET /v2/markets rows.
 import { Clock, Effect, Schema } from "effect"
-import { Platform, type Venue, VENUES } from "../domain/enums.js"
+import { Platform } from "../domain/enums.js"
 import { MAX_MARKET_Q_LENGTH, PageLimit } from "../domain/limits.js"
 import { MarketListRow } from "../domain/market.js"
+import { followedVenues } from "../domain/v1.js"
 import { Intel } from "../intel/live.js"
 import { SearchText } from "./filters.js"
 import { marketRowsOf } from "./markets.js"
@@ -32,7 +33,7 @@ export const searchMarkets = operation({
   run: Effect.fn("V1Markets.search")(function* (input) {
     const intel = yield* Intel
     const now = yield* Clock.currentTimeMillis
-    const venues = input.platform === undefined ? undefined : VENUES.filter((v: Venue) => input.platform?.includes(v))
+    const venues = followedVenues(input.platform)
     if (venues !== undefined && venues.length === 0) return { markets: [], limit: input.limit }
     const rows = yield* marketRowsOf(intel, {
       status: "open", q: input.q, limit: input.limit, ...(venues === undefined ? {} : { venue: venues }),
