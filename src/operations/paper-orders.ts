@@ -150,8 +150,8 @@ export const placePaperOrder = operation({
     const hash = requestHashOf(order)
     const place = Effect.gen(function* () {
       if (key !== null) {
-        const stored = yield* accounts.storedKey(accountId, key)
-        if (stored !== null) return yield* replay(stored, hash, ctx.setHeader)
+        const held = yield* accounts.heldKey(accountId, key)
+        if (held !== null) return yield* replay(held, hash, ctx.setHeader)
       }
       const info = yield* contractOf(order.market)
       const side = sideOf(info, order.outcome)
@@ -162,7 +162,8 @@ export const placePaperOrder = operation({
       }
       const committed = yield* accounts.commit(accountId, prepare(markets, info, side, order, key, hash))
       if (committed !== null) return paperOrderOf(committed.order)
-      // Another node placed this key first: answer with its order.
+      // The key was taken by an order this node does not hold (another node's, or one whose commit's
+      // answer was lost): answer with that order, from the store.
       const stored = key === null ? null : yield* accounts.storedKey(accountId, key)
       return stored === null ? yield* Effect.dieMessage("paper order neither recorded nor replayable") : yield* replay(stored, hash, ctx.setHeader)
     })

@@ -137,27 +137,26 @@ const findKey = (accountId: string, key: string, now: number): Effect.Effect<Sto
     return row === undefined ? null : { requestHash: row.request_hash, response: json(row.response) }
   }).pipe(Effect.orDie, Effect.withSpan("PaperStore.findKey"))
 
-/**
- * `findKey` for many keys in one statement (the accounts layer batches every lookup waiting): for each
- * (account, key) asked, in order, its first result or null.
- */
-const findKeys = (
-  wanted: ReadonlyArray<{ readonly accountId: string; readonly key: string }>,
-  now: number,
-): Effect.Effect<ReadonlyArray<StoredKey | null>, never, SqlClient.SqlClient> =>
+/** A key held now (younger than 24 hours), as the accounts layer keeps it in memory. */
+export interface HeldKey extends StoredKey {
+  readonly accountId: string
+  readonly key: string
+  /** Epoch ms (the order's fill time, as `created_at`). */
+  readonly createdAt: number
+}
+
+/** Every key held at `now`: what the accounts layer's key index is rebuilt from. */
+const loadKeys = (now: number): Effect.Effect<ReadonlyArray<HeldKey>, never, SqlClient.SqlClient> =>
   Effect.gen(function* () {
-    if (wanted.length === 0) return []
     const sql = yield* SqlClient.SqlClient
-    const rows = yield* sql<{ i: number | string; request_hash: string; response: unknown }>`
-      SELECT w.i, k.request_hash, k.response
-      FROM unnest(${wanted.map((w) => w.accountId)}::text[], ${wanted.map((w) => w.key)}::text[])
-        WITH ORDINALITY AS w (account_id, key, i)
-      JOIN idempotency_keys k ON k.account_id = w.account_id AND k.key = w.key
-      WHERE k.status = 'done' AND k.created_at >= ${now - IDEMPOTENCY_RETENTION_MS}`
-    const found: Array<StoredKey | null> = wanted.map(() => null)
-    for (const row of rows) found[Number(row.i) - 1] = { requestHash: row.request_hash, response: json(row.response) }
-    return found
-  }).pipe(Effect.orDie, Effect.withSpan("PaperStore.findKeys"))
+    const rows = yield* sql<{ account_id: string; key: string; request_hash: string; response: unknown; created_at: number | string }>`
+      SELECT account_id, key, request_hash, response, created_at FROM idempotency_keys
+      WHERE status = 'done' AND created_at >= ${now - IDEMPOTENCY_RETENTION_MS}`
+    return rows.map((row) => ({
+      accountId: row.account_id, key: row.key, requestHash: row.request_hash, response: json(row.response),
+      createdAt: Number(row.created_at),
+    }))
+  }).pipe(Effect.orDie, Effect.withSpan("PaperStore.loadKeys"))
 
 /** Every order, by account and sequence: what the accounts are rebuilt from. */
 const loadAll: Effect.Effect<ReadonlyArray<StoredOrder>, never, SqlClient.SqlClient> = Effect.gen(function* () {
@@ -217,4 +216,4 @@ const countByKey = (accountId: string): Effect.Effect<ReadonlyMap<string, number
     return new Map(rows.map((r) => [r.idempotency_key, Number(r.n)]))
   }).pipe(Effect.orDie, Effect.withSpan("PaperStore.countByKey"))
 
-export const PaperStore = { record, findKey, findKeys, loadAll, orders, purgeKeys, countByKey } as const
+export const PaperStore = { record, findKey, loadKeys, loadAll, orders, purgeKeys, countByKey } as const

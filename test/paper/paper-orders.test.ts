@@ -1,7 +1,8 @@
 // POST /v2/paper-orders and GET /v2/paper end to end through the HTTP door, one rule per case, over real
 // market actors (builder events) and the suite's database (embedded, or DATABASE_URL).
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { Effect } from "effect"
+import { Clock, Effect } from "effect"
+import { requestHashOf } from "../../src/operations/paper-orders.js"
 import { walkBuy } from "../../src/domain/fill.js"
 import { takerFee } from "../../src/domain/fees.js"
 import { call } from "../support/http-client.js"
@@ -233,6 +234,49 @@ describe("Idempotency-Key", () => {
     expect(busy.body.code).toBe("IDEMPOTENCY_IN_PROGRESS")
     await server.accounts((a) => a.release("acct_alice", "key-5"))
     expect((await order("alice", { market: ref, outcome: "yes", action: "buy", usd: 5 }, "key-5")).status).toBe(201)
+  })
+
+  it("a key recorded by an order this node does not hold (another node's) is answered with that order", async () => {
+    const ref = market("K7", { asks: [[0.5, 100]] })
+    const body = { market: ref, outcome: "yes", action: "buy", usd: 5 }
+    const theirs = {
+      id: "po_from_another_node_000", market: { ref, contract: ref, title: "K7", venue: "venue_a", category: null, kind: null },
+      outcome: "Yes", action: "buy", contracts: 9.5, avgPrice: 0.5, cost: 5, unfilledContracts: 0, filledAt: "2026-01-01T00:00:00.000Z",
+    }
+    const hash = requestHashOf({ market: ref, outcome: "yes", action: "buy", usd: 5 } as Parameters<typeof requestHashOf>[0])
+    const now = await server.accounts(() => Clock.currentTimeMillis)
+    await server.sql((sql) => sql`
+      INSERT INTO idempotency_keys (account_id, key, request_hash, status, response, created_at)
+      VALUES ('acct_alice', 'key-7', ${hash}, 'done', ${JSON.stringify(theirs)}::jsonb, ${now}) RETURNING key`)
+    expect(await server.accounts((a) => a.heldKey("acct_alice", "key-7"))).toBeNull()
+    const before = await countOrders("acct_alice")
+    const positions = (await paper("alice")).body.data.positions
+    const answer = await order("alice", body, "key-7")
+    expect(answer.status).toBe(201)
+    expect(answer.body.data).toEqual(theirs)
+    expect(answer.headers.get("idempotent-replayed")).toBe("true")
+    expect(await countOrders("acct_alice")).toBe(before)
+    // The fill applied before the commit lost the key was taken back.
+    expect((await paper("alice")).body.data.positions).toEqual(positions)
+    const other = await order("alice", { ...body, usd: 6 }, "key-7")
+    expect(other.status).toBe(400)
+    expect(other.body.code).toBe("VALIDATION")
+  })
+
+  it("keys survive a restart: a replay after it answers the first fill and records nothing", async () => {
+    const ref = market("K8", { asks: [[0.5, 100]] })
+    const body = { market: ref, outcome: "yes", action: "buy", usd: 5 }
+    const first = await order("alice", body, "key-8")
+    expect(first.status).toBe(201)
+    const before = await countOrders("acct_alice")
+    server = await server.restart()
+    // Loaded with the accounts: the replay needs no lookup in the store.
+    expect(await server.accounts((a) => a.heldKey("acct_alice", "key-8"))).toMatchObject({ response: first.body.data })
+    const again = await order("alice", body, "key-8")
+    expect(again.status).toBe(201)
+    expect(again.body).toEqual(first.body)
+    expect(again.headers.get("idempotency-replayed")).toBe("true")
+    expect(await countOrders("acct_alice")).toBe(before)
   })
 
   it("concurrent identical requests record one trade", async () => {

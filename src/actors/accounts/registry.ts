@@ -10,6 +10,10 @@
 // whose idempotency key another node took first, is taken back (`fill.undone`). Reads see a fill from
 // the moment it is applied, a few milliseconds before it is durable.
 //
+// Idempotency keys: the keys held (younger than 24 hours) are kept in memory too (`KeyIndex`, loaded on
+// start, a key added once its order is durable), so a keyed order costs one store round trip, the group
+// commit, rather than a lookup and then the commit.
+//
 // Bots record their fills with `recordBotFill` and read their holdings with `botHoldings`.
 import { createHash } from "node:crypto"
 import { SqlClient } from "@effect/sql"
@@ -20,6 +24,7 @@ import type { Fill } from "../../domain/fill.js"
 import type { MarketInfo } from "../../domain/market-events.js"
 import type { MarketObject } from "../../domain/market-object.js"
 import { PaperStore, type StoredKey, type StoredOrder } from "../../store/paper.js"
+import { KeyIndex } from "./key-index.js"
 import { webhookSink } from "../../webhooks/sink.js"
 import { MarketBus, Markets, type MarketsService } from "../markets/market-bus.js"
 import {
@@ -99,8 +104,14 @@ export interface AccountsService {
   readonly claim: (accountId: string, key: string) => boolean
   readonly release: (accountId: string, key: string) => void
   /**
-   * The idempotency key's first result, when it is held and younger than 24 hours. Every lookup waiting
-   * at that moment is one statement (like the group commit).
+   * The idempotency key's first result, when this node holds it and it is younger than 24 hours: from
+   * memory (the keys of the last 24 hours are loaded on start and every recorded key is added once
+   * durable), so a keyed order costs no lookup round trip.
+   */
+  readonly heldKey: (accountId: string, key: string) => Effect.Effect<StoredKey | null>
+  /**
+   * The same, asked of the store: for an order whose key `commit` found taken by an order this node
+   * does not hold (another node's, or one whose commit's answer was lost).
    */
   readonly storedKey: (accountId: string, key: string) => Effect.Effect<StoredKey | null>
 }
@@ -109,7 +120,7 @@ export class Accounts extends Context.Tag("whalewatch/Accounts")<Accounts, Accou
 
 /**
  * One fiber answers every call waiting at that moment with one `run` over all of them (outputs in the
- * inputs' order), at most `max` at a time: the group commit, and the batched key lookups.
+ * inputs' order), at most `max` at a time: the group commit.
  */
 const batched = <I, O>(max: number, run: (inputs: ReadonlyArray<I>) => Effect.Effect<ReadonlyArray<O>>) =>
   Effect.gen(function* () {
@@ -304,13 +315,12 @@ export const makeAccountsLayer = (options: AccountsOptions = {}): Layer.Layer<Ac
           Effect.map((stored) => orders.map((o) => stored.has(o.id))),
           Effect.provideService(SqlClient.SqlClient, sql),
         ))
-      const storedKey = yield* batched(batchRows, (wanted: ReadonlyArray<{ readonly accountId: string; readonly key: string }>) =>
-        Effect.flatMap(Clock.currentTimeMillis, (now) => PaperStore.findKeys(wanted, now)).pipe(
-          Effect.provideService(SqlClient.SqlClient, sql),
-        ))
+      const keys = new KeyIndex()
+      for (const held of yield* PaperStore.loadKeys(yield* Clock.currentTimeMillis)) keys.remember(held)
       // Keys are kept 24 hours.
       yield* Effect.forkScoped(Effect.repeat(
-        Effect.flatMap(Clock.currentTimeMillis, PaperStore.purgeKeys),
+        Effect.flatMap(Clock.currentTimeMillis, (now) =>
+          Effect.zipRight(PaperStore.purgeKeys(now), Effect.sync(() => keys.purge(now)))),
         Schedule.spaced(Duration.hours(1)),
       ))
 
@@ -350,6 +360,10 @@ export const makeAccountsLayer = (options: AccountsOptions = {}): Layer.Layer<Ac
                 : Effect.sync(() => registry.undo(accountId, applied.fill, applied.before, applied.profit))),
           )
           if (!stored) return null
+          const { idempotencyKey, requestHash, response } = applied.order
+          if (idempotencyKey !== null && requestHash !== null) {
+            keys.remember({ accountId, key: idempotencyKey, requestHash, response, createdAt: filledAt })
+          }
           if (Option.isSome(sink)) sink.value.publish([{ _tag: "OrderRecorded", order: applied.order }])
           registry.settleIfOver(accountId, applied.fill.ref)
           return { order: applied.order, profit: applied.profit }
@@ -372,7 +386,11 @@ export const makeAccountsLayer = (options: AccountsOptions = {}): Layer.Layer<Ac
         priceOf: (h) => registry.priceOf(h),
         claim: (accountId, key) => registry.claim(accountId, key),
         release: (accountId, key) => registry.release(accountId, key),
-        storedKey: (accountId, key) => storedKey({ accountId, key }),
+        heldKey: (accountId, key) => Effect.map(Clock.currentTimeMillis, (now) => keys.find(accountId, key, now)),
+        storedKey: (accountId, key) =>
+          Effect.flatMap(Clock.currentTimeMillis, (now) => PaperStore.findKey(accountId, key, now)).pipe(
+            Effect.provideService(SqlClient.SqlClient, sql),
+          ),
       }
       return service
     }),
