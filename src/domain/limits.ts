@@ -53,6 +53,9 @@ export const STREAM_HEARTBEAT_SECONDS = 25
 export const MAX_SIGNAL_BOTS = 20
 export const MAX_MARKET_BOTS = 20
 export const MAX_WEBHOOK_ENDPOINTS = 5
+/** Not in the spec's Limits table (strategies are a v1 operation with shapes not shown): README "Strategies". */
+export const MAX_STRATEGIES = 50
+export const MAX_STRATEGY_NAME = 60
 export const WEBHOOK_DELIVERY_ATTEMPTS = 8
 export const SIGNATURE_FRESHNESS_SECONDS = 5 * 60
 export const BOOK_CACHE_SECONDS = 5

@@ -6,7 +6,7 @@ import { Category, KINDS_BY_CATEGORY, type Kind, Platform, type Venue, VENUES } 
 import {
   Count, DEFAULT_PAGE_LIMIT, DEFAULT_SIZING_USD, DEFAULT_V1_SINCE_DAYS, MAX_REPEAT, MAX_SIZING_USD, MAX_SWEEP_VALUES, MAX_V1_SINCE_DAYS,
   MIN_SWEEP_VALUES,
-  MAX_V1_SPORTS_LEAGUES, MIN_V1_SINCE_DAYS, optionalKey, PageLimit, Price, Share, Signed, STRICT, Usd, UtcTime,
+  MAX_V1_SPORTS_LEAGUES, MIN_V1_SINCE_DAYS, optionalKey, boundedText, MAX_STRATEGY_NAME, PageLimit, Price, Share, Signed, STRICT, Usd, UtcTime,
 } from "./limits.js"
 import { TraderRef } from "./refs.js"
 import { Keywords, nonNegativeField, priceField } from "./signal.js"
@@ -43,7 +43,7 @@ export const WhaleEventRow = Schema.Struct({
 export type WhaleEventRow = typeof WhaleEventRow.Type
 
 /** The counts and money of a v1 score (the whole window, or one half of a holdout). */
-const V1ScoreFields = {
+export const V1ScoreFields = {
   matched: Count,
   settled: Count,
   wins: Count,
@@ -338,3 +338,35 @@ export type V1Breakdown = typeof V1Breakdown.Type
  */
 export const followedVenues = (platforms: ReadonlyArray<Platform> | undefined): ReadonlyArray<Venue> | undefined =>
   platforms === undefined ? undefined : VENUES.filter((v: Venue) => platforms.includes(v))
+
+// Strategies (save_strategy, list_strategies, get_performance; shapes not shown by the spec) ------------
+
+export const StrategyName = boundedText(1, MAX_STRATEGY_NAME, `name must be 1 to ${MAX_STRATEGY_NAME} characters`)
+
+/** POST /v1/strategies: a named v1 rule (event criteria and a flat stake) kept to be scored again. */
+export const StrategyRequest = Schema.Struct({
+  name: StrategyName,
+  criteria: defaultCriteria,
+  stake: defaultStake,
+}).annotations({ ...STRICT, title: "StrategyRequest" })
+export type StrategyRequest = typeof StrategyRequest.Type
+
+/** A saved strategy: the criteria as saved (defaults applied) and when. */
+export const Strategy = Schema.Struct({
+  id: Schema.String,
+  name: StrategyName,
+  criteria: V1EventCriteria,
+  stake: Usd,
+  createdAt: UtcTime,
+}).annotations({ identifier: "Strategy" })
+export type Strategy = typeof Strategy.Type
+
+/** GET /v1/strategies/{id}/performance. */
+export const StrategyPerformance = Schema.Struct({
+  strategy: Strategy,
+  /** Its criteria backtested over their last `sinceDays`, as POST /v1/backtest scores them now. */
+  backtest: V1BacktestScore,
+  /** The whale buys it matched from the moment it was saved until now: its record going forward. */
+  sinceSaved: Schema.Struct({ from: UtcTime, to: UtcTime, ...V1ScoreFields }),
+}).annotations({ identifier: "StrategyPerformance" })
+export type StrategyPerformance = typeof StrategyPerformance.Type

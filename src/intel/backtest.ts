@@ -556,12 +556,28 @@ const v1FieldsOf = (f: ScoreFields) => ({
   stakedUsd: f.staked, pnlUsd: f.profit, returnPct: f.return === null ? 0 : f.return * 100,
 })
 
+/** The sums of whale buys matching v1 criteria in `window` (all zero when the criteria match nothing). */
+const v1Sums = (history: BacktestHistory, request: Pick<V1BacktestRequest, "criteria" | "stake" | "holdout">, window: BacktestWindow) => {
+  history.prepare()
+  const plan = v1Plan(history, request, window)
+  return plan === null ? new Float64Array(FIRST_BUCKET * FIELDS) : scan(history, plan).acc
+}
+
+/**
+ * The v1 counts and money of whale buys matching v1 criteria made in [from, to] (their `sinceDays` is not
+ * used): a saved strategy's record since it was saved.
+ */
+export const scoreV1Between = (
+  history: BacktestHistory,
+  request: Pick<V1BacktestRequest, "criteria" | "stake">,
+  from: number,
+  to: number,
+) => v1FieldsOf(fieldsOf(v1Sums(history, request, { from, to }), MAIN))
+
 /** The v1 score of whale buys matching v1 criteria over the last `sinceDays`, at `now` (holdout when asked). */
 export const scoreV1 = (history: BacktestHistory, request: V1BacktestRequest, now: number): V1BacktestScore => {
-  history.prepare()
   const window = backtestWindow(now, request.criteria.sinceDays)
-  const plan = v1Plan(history, request, window)
-  const acc = plan === null ? new Float64Array(FIRST_BUCKET * FIELDS) : scan(history, plan).acc
+  const acc = v1Sums(history, request, window)
   const score: { -readonly [K in keyof V1BacktestScore]: V1BacktestScore[K] } = {
     ...v1FieldsOf(fieldsOf(acc, MAIN)),
     stakeUsd: request.stake,

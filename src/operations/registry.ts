@@ -18,6 +18,7 @@ import { getLiveFeed } from "./v1-feed.js"
 import { compareTraders } from "./v1-compare-traders.js"
 import { searchMarkets } from "./v1-markets-search.js"
 import { getCopyLog } from "./v1-copy-log.js"
+import { deleteStrategy, getStrategyPerformance, listStrategies, saveStrategy } from "./v1-strategies.js"
 
 export const registry = [
   createWebhook,
@@ -48,6 +49,10 @@ export const registry = [
   compareTraders,
   searchMarkets,
   getCopyLog,
+  saveStrategy,
+  listStrategies,
+  getStrategyPerformance,
+  deleteStrategy,
 ] as const satisfies ReadonlyArray<AnyOperation>
 
 export type Registry = typeof registry

@@ -8,6 +8,7 @@ import intel from "./0004_intel.js"
 import paper from "./0005_paper.js"
 import bots from "./0006_bots.js"
 import webhookDeliveryState from "./0007_webhook_delivery_state.js"
+import strategies from "./0008_strategies.js"
 
 export const loader = Migrator.fromRecord({
   "0001_foundation": foundation,
@@ -17,4 +18,5 @@ export const loader = Migrator.fromRecord({
   "0005_paper": paper,
   "0006_bots": bots,
   "0007_webhook_delivery_state": webhookDeliveryState,
+  "0008_strategies": strategies,
 })
