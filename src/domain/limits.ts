@@ -56,6 +56,8 @@ export const MAX_WEBHOOK_ENDPOINTS = 5
 /** Not in the spec's Limits table (strategies are a v1 operation with shapes not shown): README "Strategies". */
 export const MAX_STRATEGIES = 50
 export const MAX_STRATEGY_NAME = 60
+/** Not in the spec's Limits table (follows are a v1 operation with shapes not shown): README "Follows". */
+export const MAX_FOLLOWS = 100
 export const WEBHOOK_DELIVERY_ATTEMPTS = 8
 export const SIGNATURE_FRESHNESS_SECONDS = 5 * 60
 export const BOOK_CACHE_SECONDS = 5

@@ -18,6 +18,7 @@ import { getLiveFeed } from "./v1-feed.js"
 import { compareTraders } from "./v1-compare-traders.js"
 import { searchMarkets } from "./v1-markets-search.js"
 import { getCopyLog } from "./v1-copy-log.js"
+import { listFollows, setFollow } from "./v1-follows.js"
 import { deleteStrategy, getStrategyPerformance, listStrategies, saveStrategy } from "./v1-strategies.js"
 
 export const registry = [
@@ -53,6 +54,8 @@ export const registry = [
   listStrategies,
   getStrategyPerformance,
   deleteStrategy,
+  setFollow,
+  listFollows,
 ] as const satisfies ReadonlyArray<AnyOperation>
 
 export type Registry = typeof registry

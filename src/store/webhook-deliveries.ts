@@ -39,6 +39,14 @@ export interface DueDelivery {
 
 const at = (ms: number) => new Date(ms)
 
+/**
+ * (account_id, trader) of every follow: an account follows a trader with a trader bot on it that has not
+ * ended, or by hand (POST /v1/traders/{platform}/{traderId}/follow).
+ */
+const followersOf = (sql: SqlClient.SqlClient) => sql`
+  SELECT account_id, trader FROM bots WHERE kind = 'trader' AND status <> 'ended' AND trader IS NOT NULL
+  UNION SELECT account_id, trader FROM follows`
+
 /** One statement per audience kind; an event of a kind nobody subscribes to inserts nothing. */
 const enqueue = (events: ReadonlyArray<OutboxEvent>, now: number): Effect.Effect<void, never, SqlClient.SqlClient> =>
   Effect.gen(function* () {
@@ -77,8 +85,8 @@ const enqueue = (events: ReadonlyArray<OutboxEvent>, now: number): Effect.Effect
         INSERT INTO webhook_deliveries (id, endpoint_id, event_type, body, next_attempt_at, created_at)
         SELECT DISTINCT ON (w.id, ev.key) 'whd_' || md5(w.id || '|' || ev.key), w.id, ev.type, ev.body, ${at(now)}, ${at(now)}
         FROM unnest(${c.keys}::text[], ${c.types}::text[], ${c.targets}::text[], ${c.bodies}::text[]) AS ev (key, type, trader, body)
-        JOIN bots b ON b.kind = 'trader' AND b.trader = ev.trader AND b.status <> 'ended'
-        JOIN webhook_endpoints w ON w.account_id = b.account_id AND (cardinality(w.events) = 0 OR ev.type = ANY (w.events))
+        JOIN (${followersOf(sql)}) f ON f.trader = ev.trader
+        JOIN webhook_endpoints w ON w.account_id = f.account_id AND (cardinality(w.events) = 0 OR ev.type = ANY (w.events))
         ON CONFLICT (id) DO NOTHING`
     }
   }).pipe(Effect.orDie, Effect.withSpan("WebhookDeliveries.enqueue"))
@@ -152,7 +160,7 @@ const purge = (before: number): Effect.Effect<void, never, SqlClient.SqlClient> 
     WHERE (delivered_at IS NOT NULL OR abandoned_at IS NOT NULL) AND created_at < ${at(before)}`).pipe(
     Effect.asVoid, Effect.orDie, Effect.withSpan("WebhookDeliveries.purge"))
 
-/** Who wants what: the event types some endpoint subscribes to ("*": an endpoint takes every type), and the traders followed by an account with an endpoint taking `trade.followed`. */
+/** Who wants what: the event types some endpoint subscribes to ("*": an endpoint takes every type), and the traders followed (by a trader bot or by hand) by an account with an endpoint taking `trade.followed`. */
 export interface Interest {
   readonly types: ReadonlySet<string>
   readonly followed: ReadonlySet<string>
@@ -165,10 +173,9 @@ const interest = (): Effect.Effect<Interest, never, SqlClient.SqlClient> =>
       SELECT DISTINCT t AS type FROM webhook_endpoints,
         unnest(CASE WHEN cardinality(events) = 0 THEN ARRAY['*'] ELSE events END) AS t`
     const followed = yield* sql<{ trader: string }>`
-      SELECT DISTINCT b.trader FROM bots b
-      JOIN webhook_endpoints w ON w.account_id = b.account_id
-      WHERE b.kind = 'trader' AND b.status <> 'ended' AND b.trader IS NOT NULL
-        AND (cardinality(w.events) = 0 OR 'trade.followed' = ANY (w.events))`
+      SELECT DISTINCT f.trader FROM (${followersOf(sql)}) f
+      JOIN webhook_endpoints w ON w.account_id = f.account_id
+      WHERE cardinality(w.events) = 0 OR 'trade.followed' = ANY (w.events)`
     return { types: new Set(types.map((r) => r.type)), followed: new Set(followed.map((r) => r.trader)) }
   }).pipe(Effect.orDie, Effect.withSpan("WebhookDeliveries.interest"))
 

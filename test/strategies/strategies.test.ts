@@ -107,6 +107,7 @@ describe("POST /v1/strategies and GET /v1/strategies", () => {
     expect(taken.body).toEqual({ success: false, error: "name: a strategy named Everything already exists", code: "VALIDATION" })
     // The same name on another account is fine.
     expect((await save("bob", { name: "Everything" })).status).toBe(201)
+    clock.advance(1_000) // listed after "Everything" (the list is by creation time)
     expect((await save("alice", { name: "n".repeat(MAX_STRATEGY_NAME) })).status).toBe(201)
     const long = await save("alice", { name: "n".repeat(MAX_STRATEGY_NAME + 1) })
     expect(long.status).toBe(400)

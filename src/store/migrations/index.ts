@@ -9,6 +9,7 @@ import paper from "./0005_paper.js"
 import bots from "./0006_bots.js"
 import webhookDeliveryState from "./0007_webhook_delivery_state.js"
 import strategies from "./0008_strategies.js"
+import follows from "./0009_follows.js"
 
 export const loader = Migrator.fromRecord({
   "0001_foundation": foundation,
@@ -19,4 +20,5 @@ export const loader = Migrator.fromRecord({
   "0006_bots": bots,
   "0007_webhook_delivery_state": webhookDeliveryState,
   "0008_strategies": strategies,
+  "0009_follows": follows,
 })
