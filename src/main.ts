@@ -11,6 +11,7 @@ import { FeedBus } from "./actors/bus.js"
 import { MarketBus, MarketsLive } from "./actors/markets/market-bus.js"
 import { FeedsLive } from "./feeds/live.js"
 import { AccountsLive } from "./actors/accounts/registry.js"
+import { MarketAlertsLive } from "./actors/alerts/market-alerts.js"
 import { BotsLive } from "./actors/bots/bots-live.js"
 import { BacktestHistoryLive } from "./intel/backtest-store.js"
 import { IntelBus, OrderedFeed } from "./intel/intel-bus.js"
@@ -86,6 +87,7 @@ const AccountsWithWebhooksLive = AccountsLive.pipe(Layer.provideMerge(WebhooksLi
 const ServicesLive = Layer.mergeAll(
   AccountsWithWebhooksLive,
   BotsLive.pipe(Layer.provide(AccountsWithWebhooksLive)),
+  MarketAlertsLive.pipe(Layer.provide(AccountsWithWebhooksLive)),
   BacktestHistoryLive,
   Fanout.live,
 ).pipe(

@@ -58,6 +58,9 @@ export const MAX_STRATEGIES = 50
 export const MAX_STRATEGY_NAME = 60
 /** Not in the spec's Limits table (follows are a v1 operation with shapes not shown): README "Follows". */
 export const MAX_FOLLOWS = 100
+/** Not in the spec's Limits table (market alerts are a v1 operation with shapes not shown): README "Market alerts". */
+export const MAX_MARKET_ALERTS = 50
+export const MAX_ALERT_NOTE = 200
 export const WEBHOOK_DELIVERY_ATTEMPTS = 8
 export const SIGNATURE_FRESHNESS_SECONDS = 5 * 60
 export const BOOK_CACHE_SECONDS = 5

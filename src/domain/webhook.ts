@@ -28,12 +28,13 @@ export const WebhookUrl = Schema.String.pipe(
  * Every event type a delivery can carry (the spec names `trade.followed` and `copy.executed` and leaves the
  * full list open). Registration refuses any other name.
  * - `trade.whale`: a whale trade was recorded (a List Trades row).
- * - `trade.followed`: a trader one of the account's trader bots follows bought or sold.
+ * - `trade.followed`: a trader the account follows (by hand, or with a trader bot) bought or sold.
  * - `copy.executed`: a bot copied a trade on paper (trader or signal bot).
  * - `move.detected`: a market move was recorded (a List Moves row: move, flip or whales).
  * - `bot.trade`: one of the account's bots opened or closed a trade (market bots included).
  * - `paper.order.filled`: a paper order placed by hand was filled.
  * - `paper.position.settled`: a paper holding of the account settled.
+ * - `market.alert`: one of the account's market alerts fired.
  */
 export const WEBHOOK_EVENT_TYPES = [
   "trade.whale",
@@ -43,6 +44,7 @@ export const WEBHOOK_EVENT_TYPES = [
   "bot.trade",
   "paper.order.filled",
   "paper.position.settled",
+  "market.alert",
 ] as const
 export type WebhookEventTypeName = (typeof WEBHOOK_EVENT_TYPES)[number]
 

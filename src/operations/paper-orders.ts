@@ -61,7 +61,7 @@ export const requestHashOf = (order: Order): string => {
 }
 
 /** The one contract `ref` names: itself, or an event's only contract. */
-const contractOf = (ref: string): Effect.Effect<MarketInfo, NotFound | Validation, Markets> =>
+export const contractOf = (ref: string): Effect.Effect<MarketInfo, NotFound | Validation, Markets> =>
   Effect.flatMap(Markets, (markets): Effect.Effect<MarketInfo, NotFound | Validation> => {
     const contracts = markets.contractsOfEvent(ref)
     if (contracts.length > 1) {

@@ -19,6 +19,7 @@ import { compareTraders } from "./v1-compare-traders.js"
 import { searchMarkets } from "./v1-markets-search.js"
 import { getCopyLog } from "./v1-copy-log.js"
 import { listFollows, setFollow } from "./v1-follows.js"
+import { deleteMarketAlert, getAlerts, getMarketAlerts, setMarketAlert } from "./v1-alerts.js"
 import { deleteStrategy, getStrategyPerformance, listStrategies, saveStrategy } from "./v1-strategies.js"
 
 export const registry = [
@@ -56,6 +57,10 @@ export const registry = [
   deleteStrategy,
   setFollow,
   listFollows,
+  setMarketAlert,
+  getMarketAlerts,
+  deleteMarketAlert,
+  getAlerts,
 ] as const satisfies ReadonlyArray<AnyOperation>
 
 export type Registry = typeof registry

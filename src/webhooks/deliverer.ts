@@ -34,6 +34,7 @@ import { copyExecutionOf } from "../operations/v1-copy-log.js"
 import { isPublicAddress } from "../operations/webhooks.js"
 import { type AttemptOutcome, type Audience, type DueDelivery, type Interest, type OutboxEvent, WebhookDeliveries } from "../store/webhook-deliveries.js"
 import { type AccountFact, WebhookSink } from "./sink.js"
+import { marketAlertOf } from "../operations/v1-alerts.js"
 
 export const MAX_ATTEMPTS = 8
 export const FIRST_RETRY_MS = 30_000
@@ -102,6 +103,10 @@ export const accountEventsOf = (fact: AccountFact): ReadonlyArray<OutboxEvent> =
     const copy = copyExecutionOf(o)
     if (isMarketBot(copy.bot)) return []
     return [eventOf("copy.executed", o.id, audience, o.filledAt, copy)]
+  }
+  if (fact._tag === "MarketAlertFired") {
+    const a = fact.alert
+    return [eventOf("market.alert", a.id, { _tag: "account", accountId: a.accountId }, a.triggeredAt ?? a.createdAt, marketAlertOf(a))]
   }
   const h = fact.holding
   if (isMarketBot(h.bot) || h.status !== "settled") return []

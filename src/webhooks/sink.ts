@@ -3,6 +3,7 @@
 // the crash-test child), and publishing never waits (an in-memory queue the outbox writer drains).
 import { Context, Effect, type Option } from "effect"
 import type { Holding } from "../actors/accounts/account.machine.js"
+import type { StoredAlert } from "../store/market-alerts.js"
 import type { StoredOrder } from "../store/paper.js"
 
 export type AccountFact =
@@ -15,6 +16,8 @@ export type AccountFact =
     readonly _tag: "BotTradeSaved"; readonly accountId: string; readonly bot: { readonly id: string; readonly name: string }
     readonly tradeId: string; readonly status: "open" | "closed"; readonly at: number; readonly row: unknown
   }
+  /** A market alert fired (`market.alert`); `alert` as stored, triggered. */
+  | { readonly _tag: "MarketAlertFired"; readonly alert: StoredAlert }
 
 export interface WebhookSinkService {
   readonly publish: (facts: ReadonlyArray<AccountFact>) => void

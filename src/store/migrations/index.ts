@@ -10,6 +10,7 @@ import bots from "./0006_bots.js"
 import webhookDeliveryState from "./0007_webhook_delivery_state.js"
 import strategies from "./0008_strategies.js"
 import follows from "./0009_follows.js"
+import marketAlerts from "./0010_market_alerts.js"
 
 export const loader = Migrator.fromRecord({
   "0001_foundation": foundation,
@@ -21,4 +22,5 @@ export const loader = Migrator.fromRecord({
   "0007_webhook_delivery_state": webhookDeliveryState,
   "0008_strategies": strategies,
   "0009_follows": follows,
+  "0010_market_alerts": marketAlerts,
 })

@@ -1,0 +1,121 @@
+// The market alerts' watcher: every armed alert in memory by contract, fed the OrderedFeed's prices and
+// market endings on feed time (so a replayed feed fires the same alerts at the same prices), with what
+// stopped written to the store in one statement every 200 ms (as the bots' flush) and each fired alert
+// told to the webhooks (`market.alert`). Rebuilt on start from the armed alerts stored; an alert that
+// fired in memory but was not yet written when the process died is armed again and fires at the next
+// price at or beyond its bound.
+import type { SqlClient } from "@effect/sql"
+import { Context, Duration, Effect, Layer, Option, PubSub, Queue } from "effect"
+import { OrderedFeed, type OrderedEvent } from "../../intel/intel-bus.js"
+import { type AlertOutcome, MarketAlertsStore, type StoredAlert } from "../../store/market-alerts.js"
+import { webhookSink } from "../../webhooks/sink.js"
+
+/** The side's price from a contract's Yes price: the first side's is the Yes price, the second's 1 − it. */
+export const sidePrice = (yesPrice: number, side: 0 | 1): number => (side === 0 ? yesPrice : Math.round((1 - yesPrice) * 1e6) / 1e6)
+
+/** Whether `price` is at or beyond the alert's bound (above or below). */
+export const fires = (alert: Pick<StoredAlert, "above" | "below">, price: number): boolean =>
+  (alert.above !== null && price >= alert.above - 1e-9) || (alert.below !== null && price <= alert.below + 1e-9)
+
+/** Armed alerts by contract; `apply` says what one feed event stops. */
+export class AlertWatch {
+  private readonly byRef = new Map<string, Map<string, StoredAlert>>()
+
+  arm(alert: StoredAlert): void {
+    const armed = this.byRef.get(alert.market)
+    if (armed === undefined) this.byRef.set(alert.market, new Map([[alert.id, alert]]))
+    else armed.set(alert.id, alert)
+  }
+
+  disarm(ref: string, id: string): void {
+    const armed = this.byRef.get(ref)
+    armed?.delete(id)
+    if (armed?.size === 0) this.byRef.delete(ref)
+  }
+
+  get size(): number {
+    let n = 0
+    for (const armed of this.byRef.values()) n += armed.size
+    return n
+  }
+
+  apply(event: OrderedEvent, out: Array<AlertOutcome>): void {
+    if (event._tag !== "PriceChanged" && event._tag !== "MarketSettled" && event._tag !== "MarketVoided") return
+    const armed = this.byRef.get(event.ref)
+    if (armed === undefined) return
+    for (const alert of armed.values()) {
+      if (event._tag !== "PriceChanged") {
+        out.push({ _tag: "Ended", id: alert.id, at: event.ts })
+      } else {
+        const price = sidePrice(event.yesPrice, alert.side)
+        if (!fires(alert, price)) continue
+        out.push({ _tag: "Triggered", id: alert.id, at: event.ts, price })
+      }
+      armed.delete(alert.id)
+    }
+    if (armed.size === 0) this.byRef.delete(event.ref)
+  }
+}
+
+export interface MarketAlertsService {
+  /** Starts watching a stored armed alert. */
+  readonly arm: (alert: StoredAlert) => void
+  /** Stops watching an alert (deleted). */
+  readonly disarm: (ref: string, id: string) => void
+  /** Writes what stopped so far (tests, shutdown). */
+  readonly flush: Effect.Effect<void>
+}
+
+export class MarketAlerts extends Context.Tag("whalewatch/MarketAlerts")<MarketAlerts, MarketAlertsService>() {}
+
+export const makeMarketAlertsLayer = (options: { readonly flushEveryMs?: number } = {}): Layer.Layer<MarketAlerts, never, OrderedFeed | SqlClient.SqlClient> =>
+  Layer.scoped(
+    MarketAlerts,
+    Effect.gen(function* () {
+      const sqlContext = yield* Effect.context<SqlClient.SqlClient>()
+      // Subscribed before the store is read, so events published meanwhile wait in the subscription.
+      const events = yield* PubSub.subscribe(yield* OrderedFeed)
+      const watch = new AlertWatch()
+      for (const alert of yield* MarketAlertsStore.armed) watch.arm(alert)
+      const sink = yield* webhookSink
+      let stopped: Array<AlertOutcome> = []
+
+      const flush = Effect.uninterruptible(Effect.suspend(() => {
+        const batch = stopped
+        if (batch.length === 0) return Effect.void
+        stopped = []
+        return MarketAlertsStore.record(batch).pipe(
+          Effect.flatMap((changed) => MarketAlertsStore.byIds(changed)),
+          Effect.tap((alerts) => Effect.sync(() => {
+            if (Option.isNone(sink)) return
+            sink.value.publish(alerts.filter((a) => a.status === "triggered").map((alert) => ({ _tag: "MarketAlertFired" as const, alert })))
+          })),
+          Effect.asVoid,
+          Effect.catchAllCause((cause) =>
+            Effect.zipRight(
+              Effect.sync(() => void (stopped = [...batch, ...stopped])),
+              Effect.logError("market alerts: recording fired alerts failed; retrying next round", cause),
+            )),
+        )
+      })).pipe(Effect.provide(sqlContext))
+
+      yield* Effect.addFinalizer(() => flush)
+      yield* Effect.forkScoped(Effect.forever(
+        Effect.flatMap(Queue.takeBetween(events, 1, 4_096), (chunk) =>
+          Effect.sync(() => {
+            for (const event of chunk) watch.apply(event, stopped)
+          })),
+      ))
+      yield* Effect.forkScoped(Effect.forever(Effect.zipRight(Effect.sleep(Duration.millis(options.flushEveryMs ?? 200)), flush)))
+      yield* Effect.logInfo(`market alerts armed: ${watch.size}`)
+
+      return {
+        arm: (alert) => watch.arm(alert),
+        disarm: (ref, id) => watch.disarm(ref, id),
+        flush,
+      }
+    }),
+  )
+
+/** The market alerts of a running service: needs OrderedFeed and SqlClient (WebhookSink when present). */
+export const MarketAlertsLive = makeMarketAlertsLayer()
