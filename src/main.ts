@@ -12,6 +12,7 @@ import { MarketBus, MarketsLive } from "./actors/markets/market-bus.js"
 import { FeedsLive } from "./feeds/live.js"
 import { AccountsLive } from "./actors/accounts/registry.js"
 import { MarketAlertsLive } from "./actors/alerts/market-alerts.js"
+import { ExitRulesLive } from "./actors/exits/exit-rules.js"
 import { BotsLive } from "./actors/bots/bots-live.js"
 import { BacktestHistoryLive } from "./intel/backtest-store.js"
 import { IntelBus, OrderedFeed } from "./intel/intel-bus.js"
@@ -88,6 +89,7 @@ const ServicesLive = Layer.mergeAll(
   AccountsWithWebhooksLive,
   BotsLive.pipe(Layer.provide(AccountsWithWebhooksLive)),
   MarketAlertsLive.pipe(Layer.provide(AccountsWithWebhooksLive)),
+  ExitRulesLive.pipe(Layer.provide(AccountsWithWebhooksLive)),
   BacktestHistoryLive,
   Fanout.live,
 ).pipe(

@@ -90,7 +90,7 @@ export const paperOrderOf = (o: StoredOrder): PaperOrder => ({
 const nothing = (error: string) => Exit.fail(new Validation({ error }))
 
 /** Prices the order on the account as it is now; what to record, or why nothing can be. */
-const prepare = (markets: Markets["Type"], info: MarketInfo, side: MarketSide, order: Order, key: string | null, hash: string) =>
+export const prepareOrder = (markets: Markets["Type"], info: MarketInfo, side: MarketSide, order: Order, key: string | null, hash: string) =>
 (context: Parameters<Parameters<Accounts["Type"]["commit"]>[1]>[0]) => {
   const status = markets.status(info.ref)
   if (status !== "open") return nothing(`market ${info.ref} is not open (${status ?? "unknown"}); nothing can fill`)
@@ -160,7 +160,7 @@ export const placePaperOrder = operation({
           error: `outcome must be one of ${info.sides.map((s) => s.name).join(", ")} (name or label), or yes or no`,
         })
       }
-      const committed = yield* accounts.commit(accountId, prepare(markets, info, side, order, key, hash))
+      const committed = yield* accounts.commit(accountId, prepareOrder(markets, info, side, order, key, hash))
       if (committed !== null) return paperOrderOf(committed.order)
       // The key was taken by an order this node does not hold (another node's, or one whose commit's
       // answer was lost): answer with that order, from the store.

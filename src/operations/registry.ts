@@ -19,6 +19,8 @@ import { compareTraders } from "./v1-compare-traders.js"
 import { searchMarkets } from "./v1-markets-search.js"
 import { getCopyLog } from "./v1-copy-log.js"
 import { listFollows, setFollow } from "./v1-follows.js"
+import { deleteExitRule, listExitRules, setExitRule } from "./v1-exits.js"
+import { getPortfolio } from "./v1-portfolio.js"
 import { deleteMarketAlert, getAlerts, getMarketAlerts, setMarketAlert } from "./v1-alerts.js"
 import { deleteStrategy, getStrategyPerformance, listStrategies, saveStrategy } from "./v1-strategies.js"
 
@@ -61,6 +63,10 @@ export const registry = [
   getMarketAlerts,
   deleteMarketAlert,
   getAlerts,
+  setExitRule,
+  listExitRules,
+  deleteExitRule,
+  getPortfolio,
 ] as const satisfies ReadonlyArray<AnyOperation>
 
 export type Registry = typeof registry

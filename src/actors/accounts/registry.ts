@@ -90,6 +90,8 @@ export interface AccountsService {
   readonly commit: <E extends ApiError>(
     accountId: string,
     prepare: (context: AccountContext) => Exit.Exit<PreparedOrder, E>,
+    /** When it filled (epoch ms, feed time: an exit rule's sale); the Clock's now without it. */
+    at?: number,
   ) => Effect.Effect<CommittedOrder | null, E>
   /** Records a bot's fill on the account (durable when it succeeds). */
   readonly recordBotFill: (accountId: string, fill: BotFill) => Effect.Effect<CommittedOrder>

@@ -11,6 +11,7 @@ import webhookDeliveryState from "./0007_webhook_delivery_state.js"
 import strategies from "./0008_strategies.js"
 import follows from "./0009_follows.js"
 import marketAlerts from "./0010_market_alerts.js"
+import exitRules from "./0011_exit_rules.js"
 
 export const loader = Migrator.fromRecord({
   "0001_foundation": foundation,
@@ -23,4 +24,5 @@ export const loader = Migrator.fromRecord({
   "0008_strategies": strategies,
   "0009_follows": follows,
   "0010_market_alerts": marketAlerts,
+  "0011_exit_rules": exitRules,
 })

@@ -1,0 +1,234 @@
+// Exit rules and the portfolio (set_exit_rule, list_exit_rules, delete_exit_rule, get_portfolio) end to end
+// through the HTTP door over real market actors (their prices reach the watcher on the OrderedFeed, as
+// IntelLive publishes them), the real accounts layer and the suite's database: each level firing once at
+// feed time and selling the hand-held position as a paper order against the bids, a trailing stop off the
+// high, replacing, cancelling (nothing held, market over, deleted), no bid (stays armed), every bound at its
+// edge, the portfolio, and a restart that re-arms.
+import { Effect, Layer, ManagedRuntime, PubSub } from "effect"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { makeAccountsLayer } from "../../src/actors/accounts/registry.js"
+import { ExitRulesLive } from "../../src/actors/exits/exit-rules.js"
+import { MarketBus, Markets, marketsOf } from "../../src/actors/markets/market-bus.js"
+import { MarketRegistry } from "../../src/actors/markets/registry.js"
+import type { FeedEvent } from "../../src/domain/feed-events.js"
+import type { MarketEvent } from "../../src/domain/market-events.js"
+import { makeHttpServer, serverUrl } from "../../src/http/server.js"
+import { carriedInOrder, OrderedFeed, type OrderedEvent } from "../../src/intel/intel-bus.js"
+import { Health } from "../../src/operations/health.js"
+import type { Operation } from "../../src/operations/operation.js"
+import { CursorKey } from "../../src/operations/paging.js"
+import { getPaperAccount } from "../../src/operations/paper.js"
+import { placePaperOrder } from "../../src/operations/paper-orders.js"
+import { deleteExitRule, listExitRules, setExitRule } from "../../src/operations/v1-exits.js"
+import { getPortfolio, LIVE_BLOCKERS } from "../../src/operations/v1-portfolio.js"
+import { Counters } from "../../src/store/counters.js"
+import { TestDb } from "../support/db.js"
+import { call } from "../support/http-client.js"
+import { aPrincipal, memoryKeys } from "../support/memory-keys.js"
+import { aListing, aPrint, aSettlement, aSnapshot } from "../actors/market-builders.js"
+
+const operations = [placePaperOrder, getPaperAccount, setExitRule, listExitRules, deleteExitRule, getPortfolio] as unknown as ReadonlyArray<Operation<any, any, never>>
+const keys = memoryKeys({
+  alice: aPrincipal({ accountId: "ex_alice" }),
+  bob: aPrincipal({ accountId: "ex_bob" }),
+  reader: aPrincipal({ accountId: "ex_alice", scopes: ["read"] }),
+  carol: aPrincipal({ accountId: "ex_carol" }),
+})
+const db = ManagedRuntime.make(TestDb)
+const bus = Effect.runSync(PubSub.sliding<MarketEvent>(MarketBus.capacity))
+const ordered = Effect.runSync(PubSub.unbounded<OrderedEvent>())
+const registry = new MarketRegistry((e) => {
+  bus.unsafeOffer(e)
+  if (carriedInOrder(e)) ordered.unsafeOffer(e)
+})
+let server: ManagedRuntime.ManagedRuntime<never, unknown> | undefined
+let url = ""
+
+const start = async () => {
+  const context = (await db.runtime()).context
+  const shared = Layer.mergeAll(
+    Layer.succeedContext(context), Layer.succeed(MarketBus, bus), Layer.succeed(OrderedFeed, ordered), Layer.succeed(Markets, marketsOf(registry)),
+  )
+  const accounts = makeAccountsLayer()
+  const layer = makeHttpServer(operations, { port: 0, host: "127.0.0.1" }).pipe(
+    Layer.provide(Layer.merge(accounts, ExitRulesLive.pipe(Layer.provide(accounts)))),
+    Layer.provide([keys, Counters.memory, Health.layer, CursorKey.layer("exits-test")]),
+    Layer.provide(shared),
+  )
+  const runtime = ManagedRuntime.make(layer)
+  url = await runtime.runPromise(serverUrl)
+  server = runtime
+}
+
+let t = Date.UTC(2026, 5, 1)
+const feed = (...events: ReadonlyArray<FeedEvent>) => registry.deliver(events)
+/** An open market with deep asks at 0.5 and bids at `bid` on Yes. */
+const market = (contract: string, bid: number | null = 0.45) => {
+  feed(
+    aListing({ contract, t: (t += 1_000), title: `Will ${contract} pass?` }),
+    aSnapshot({ contract, t: (t += 1_000), outcome: "yes", asks: [[0.5, 10_000]], bids: bid === null ? [] : [[bid, 10_000]] }),
+  )
+  return `venue_a:${contract}`
+}
+const print = (contract: string, price: number) => feed(aPrint({ contract, t: (t += 1_000), price }))
+const bids = (contract: string, bid: number) =>
+  feed(aSnapshot({ contract, t: (t += 1_000), outcome: "yes", asks: [[0.5, 10_000]], bids: [[bid, 10_000]] }))
+/** Lets the watcher take the feed's events, sell and record. */
+const settle = () => new Promise((r) => setTimeout(r, 60))
+
+beforeAll(start, 60_000)
+afterAll(async () => {
+  await server?.dispose()
+  registry.stop()
+  await db.dispose()
+})
+
+const buy = async (token: string, ref: string, usd = 50) => {
+  const answer = await call(url, "/v2/paper-orders", { method: "POST", body: { market: ref, outcome: "yes", action: "buy", usd }, token })
+  expect(answer.status).toBe(201)
+  return answer.body.data
+}
+const setRule = (token: string, body: unknown) => call(url, "/v1/exits", { method: "POST", body, token })
+const rules = (token: string, query = "") => call(url, `/v1/exits${query}`, { token })
+const handYes = async (token: string, ref: string) =>
+  ((await call(url, `/v2/paper?market=${encodeURIComponent(ref)}&source=hand`, { token })).body.data.positions.data as Array<{ contracts: number }>)[0]
+
+describe("POST /v1/exits", () => {
+  it("take-profit sells the whole hand-held position once, against the bids, at the firing price's feed time", async () => {
+    const ref = market("X1", 0.6)
+    const bought = await buy("alice", ref)
+    const created = await setRule("alice", { market: ref, outcome: "yes", stopLoss: 0.4, takeProfit: 0.7 })
+    expect(created.status).toBe(201)
+    expect(created.body.data).toMatchObject({
+      id: expect.stringMatching(/^ex_[0-9a-f]{16}$/), outcome: "Yes", stopLoss: 0.4, takeProfit: 0.7, trailingStop: null, status: "armed",
+      doneAt: null, reason: null, orderId: null,
+    })
+    print("X1", 0.45)
+    print("X1", 0.69)
+    await settle()
+    expect((await rules("alice")).body.data[0].status).toBe("armed")
+    print("X1", 0.7)
+    const firedAt = t
+    print("X1", 0.3)
+    await settle()
+    const [rule] = (await rules("alice")).body.data
+    expect(rule).toMatchObject({ status: "executed", reason: "takeProfit", doneAt: new Date(firedAt).toISOString(), orderId: expect.stringMatching(/^po_/) })
+    expect(await handYes("alice", ref)).toBeUndefined()
+    const orders = (await call(url, "/v2/paper?include=orders&status=all", { token: "alice" })).body.data.orders.data
+    // The sale is a hand order of the account, filled at feed time (this test's Clock is the wall's, its feed older).
+    const sale = orders.find((o: { id: string }) => o.id === rule.orderId)
+    expect(sale).toMatchObject({ action: "sell", contracts: bought.contracts, filledAt: new Date(firedAt).toISOString() })
+    expect(sale.avgPrice).toBeLessThanOrEqual(0.6)
+  })
+
+  it("a trailing stop fires trailingStop points below the highest price since it was set", async () => {
+    const ref = market("X2")
+    await buy("alice", ref)
+    await setRule("alice", { market: ref, outcome: "yes", trailingStop: 0.1 })
+    for (const p of [0.5, 0.6, 0.65, 0.56]) print("X2", p)
+    await settle()
+    expect((await rules("alice", "?armed=true")).body.data.map((r: { market: { ref: string } }) => r.market.ref)).toEqual([ref])
+    print("X2", 0.55)
+    await settle()
+    expect((await rules("alice")).body.data[0]).toMatchObject({ status: "executed", reason: "trailingStop" })
+    expect(await handYes("alice", ref)).toBeUndefined()
+  })
+
+  it("setting again replaces the armed rule; a rule with nothing held when it fires, or whose market ends, is cancelled", async () => {
+    const ref = market("X3")
+    await buy("bob", ref)
+    const first = (await setRule("bob", { market: ref, outcome: "yes", stopLoss: 0.3 })).body.data
+    const second = (await setRule("bob", { market: ref, outcome: "yes", stopLoss: 0.35 })).body.data
+    expect((await rules("bob")).body.data.map((r: { id: string; status: string; reason: string | null }) => [r.id, r.status, r.reason]))
+      .toEqual([[second.id, "armed", null], [first.id, "cancelled", "replaced"]])
+    expect((await call(url, "/v2/paper-orders", { method: "POST", body: { market: ref, outcome: "yes", action: "sell", contracts: "all" }, token: "bob" })).status).toBe(201)
+    print("X3", 0.3)
+    await settle()
+    expect((await rules("bob")).body.data[0]).toMatchObject({ id: second.id, status: "cancelled", reason: "nothing held by hand" })
+    const ended = market("X4")
+    await buy("bob", ended)
+    await setRule("bob", { market: ended, outcome: "yes", takeProfit: 0.9 })
+    feed(aSettlement({ contract: "X4", t: (t += 1_000), winner: "yes" }))
+    await settle()
+    expect((await rules("bob")).body.data[0]).toMatchObject({ status: "cancelled", reason: "market settled", doneAt: new Date(t).toISOString() })
+  })
+
+  it("with no bid to sell into it stays armed and sells at the next price that fires it", async () => {
+    const ref = market("X5", null)
+    const bought = await buy("carol", ref)
+    await setRule("carol", { market: ref, outcome: "yes", stopLoss: 0.4 })
+    print("X5", 0.4)
+    await settle()
+    expect((await rules("carol")).body.data[0].status).toBe("armed")
+    expect((await handYes("carol", ref))?.contracts).toBe(bought.contracts)
+    bids("X5", 0.38)
+    print("X5", 0.38)
+    await settle()
+    expect((await rules("carol")).body.data[0]).toMatchObject({ status: "executed", reason: "stopLoss" })
+  })
+
+  it("refuses bad levels, positions not held and unknown fields with VALIDATION naming the field; needs write", async () => {
+    const ref = market("X6")
+    const expectError = async (token: string, body: unknown, field: string) => {
+      const answer = await setRule(token, body)
+      expect(answer.status, JSON.stringify(body)).toBe(400)
+      expect(answer.body).toMatchObject({ success: false, code: "VALIDATION", error: expect.stringContaining(field) })
+    }
+    await expectError("alice", { market: ref, outcome: "yes", stopLoss: 0.3 }, "nothing held by hand")
+    await buy("alice", ref)
+    await expectError("alice", { market: ref, outcome: "yes" }, "stopLoss")
+    await expectError("alice", { market: ref, outcome: "yes", stopLoss: 0.5, takeProfit: 0.5 }, "takeProfit")
+    await expectError("alice", { market: ref, outcome: "yes", stopLoss: 1.01 }, "stopLoss")
+    await expectError("alice", { market: ref, outcome: "yes", trailingStop: 0 }, "trailingStop")
+    await expectError("alice", { market: ref, outcome: "yes", trailingStop: 1 }, "trailingStop")
+    await expectError("alice", { market: ref, outcome: "maybe", stopLoss: 0.3 }, "outcome")
+    await expectError("alice", { market: ref, outcome: "yes", stopLoss: 0.3, trailing: 0.1 }, "trailing")
+    await expectError("alice", { market: ref, outcome: "no", stopLoss: 0.3 }, "nothing held by hand")
+    expect((await setRule("alice", { market: "venue_a:NOPE", outcome: "yes", stopLoss: 0.3 })).status).toBe(404)
+    expect((await setRule("reader", { market: ref, outcome: "yes", stopLoss: 0.3 })).body.code).toBe("SCOPE_REQUIRED")
+    const edge = await setRule("alice", { market: ref, outcome: "yes", stopLoss: 0, takeProfit: 1, trailingStop: 0.99 })
+    expect(edge.status).toBe(201)
+    const deleted = await call(url, `/v1/exits/${edge.body.data.id}`, { method: "DELETE", token: "alice" })
+    expect(deleted.body.data).toMatchObject({ id: edge.body.data.id, status: "cancelled", reason: "deleted" })
+    expect((await call(url, `/v1/exits/${edge.body.data.id}`, { method: "DELETE", token: "alice" })).status).toBe(404)
+    print("X6", 0.99)
+    await settle()
+    expect((await handYes("alice", ref))?.contracts).toBeGreaterThan(0)
+  })
+})
+
+describe("GET /v1/portfolio", () => {
+  it("gives totals, open positions and hand orders as GET /v2/paper does, the armed exit rules and autopilot readiness", async () => {
+    const ref = market("P1")
+    await buy("carol", ref, 20)
+    const rule = (await setRule("carol", { market: ref, outcome: "yes", takeProfit: 0.9 })).body.data
+    const answer = await call(url, "/v1/portfolio", { token: "carol" })
+    expect(answer.status).toBe(200)
+    const paper = (await call(url, "/v2/paper?include=orders&limit=200", { token: "carol" })).body.data
+    expect(answer.body).toEqual({
+      success: true,
+      data: {
+        totals: paper.totals, positions: paper.positions, orders: paper.orders, exitRules: [rule],
+        autopilot: {
+          paper: { ready: true, venues: ["venue_a", "venue_b"], blockers: [] },
+          live: { ready: false, venues: [], blockers: [...LIVE_BLOCKERS] },
+        },
+      },
+    })
+    expect((await call(url, "/v1/portfolio?x=1", { token: "carol" })).body.code).toBe("VALIDATION")
+  })
+})
+
+describe("restart", () => {
+  it("re-arms the stored armed rules: one set before the restart sells after it", async () => {
+    const ref = market("R1")
+    await buy("bob", ref)
+    await setRule("bob", { market: ref, outcome: "yes", stopLoss: 0.3 })
+    await server?.dispose()
+    await start()
+    print("R1", 0.29)
+    await settle()
+    expect((await rules("bob")).body.data[0]).toMatchObject({ status: "executed", reason: "stopLoss" })
+    expect(await handYes("bob", ref)).toBeUndefined()
+  })
+})
