@@ -21,6 +21,7 @@ import { getCopyLog } from "./v1-copy-log.js"
 import { listFollows, setFollow } from "./v1-follows.js"
 import { deleteExitRule, listExitRules, setExitRule } from "./v1-exits.js"
 import { getPortfolio } from "./v1-portfolio.js"
+import { setAutopilot } from "./v1-autopilot.js"
 import { deleteMarketAlert, getAlerts, getMarketAlerts, setMarketAlert } from "./v1-alerts.js"
 import { deleteStrategy, getStrategyPerformance, listStrategies, saveStrategy } from "./v1-strategies.js"
 
@@ -67,6 +68,7 @@ export const registry = [
   listExitRules,
   deleteExitRule,
   getPortfolio,
+  setAutopilot,
 ] as const satisfies ReadonlyArray<AnyOperation>
 
 export type Registry = typeof registry

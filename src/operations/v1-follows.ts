@@ -21,7 +21,7 @@ import { operation } from "./operation.js"
 
 const isoOf = (ms: number): string => DateTime.formatIso(DateTime.unsafeMake(ms))
 
-const TraderId = Schema.String.pipe(
+export const TraderId = Schema.String.pipe(
   Schema.pattern(/^[^\s]{1,128}$/, { message: () => "traderId must be a trader's handle: 1 to 128 characters, no spaces" }),
 )
 

@@ -1,6 +1,6 @@
 // A server with only the bot operations, the real Bots layer over a TestDb, and markets from a real
 // MarketRegistry the test feeds (books for fills; its market events go on to the bots' OrderedFeed, as
-// IntelLive passes them on). Keys are in memory: `write` and `read` of account A,
+// IntelLive passes them on), plus `extra` operations. Keys are in memory: `write` and `read` of account A,
 // `other` of account B. `known(ref, name)` stores a named trade so a trader exists.
 import { Effect, Layer, ManagedRuntime } from "effect"
 import { SqlClient } from "@effect/sql"
@@ -13,6 +13,7 @@ import { makeHttpServer, serverUrl } from "../../src/http/server.js"
 import { carriedInOrder, OrderedFeed } from "../../src/intel/intel-bus.js"
 import { createBot, deleteBot, getBot, listBots, updateBot } from "../../src/operations/bots.js"
 import { Health } from "../../src/operations/health.js"
+import type { Operation } from "../../src/operations/operation.js"
 import { CursorKey } from "../../src/operations/paging.js"
 import { Counters } from "../../src/store/counters.js"
 import { TestDb } from "../support/db.js"
@@ -31,7 +32,7 @@ export interface BotsServer {
 
 let trades = 0
 
-export const startBotsServer = async (): Promise<BotsServer> => {
+export const startBotsServer = async (extra: ReadonlyArray<Operation<any, any, any>> = []): Promise<BotsServer> => {
   const a = aPrincipal()
   const tokens = {
     write: a, read: { ...a, keyId: `${a.keyId}_r`, scopes: ["read" as const] }, other: aPrincipal(), fresh: aPrincipal(),
@@ -40,7 +41,7 @@ export const startBotsServer = async (): Promise<BotsServer> => {
   const markets = new MarketRegistry((e) => publish(e))
   const base = Layer.mergeAll(Layer.succeed(Markets, marketsOf(markets)), OrderedFeed.layer)
   const botsLayer = makeBotsLayer({ flushEveryMs: 50 }).pipe(Layer.provideMerge(base))
-  const layer = makeHttpServer([createBot, listBots, getBot, updateBot, deleteBot], { port: 0, host: "127.0.0.1" }).pipe(
+  const layer = makeHttpServer([createBot, listBots, getBot, updateBot, deleteBot, ...extra] as ReadonlyArray<Operation<any, any, never>>, { port: 0, host: "127.0.0.1" }).pipe(
     Layer.provide([memoryKeys(tokens), Counters.memory, Health.layer, CursorKey.layer("bots-cursor")]),
     Layer.provideMerge(botsLayer),
     Layer.provideMerge(TestDb),
