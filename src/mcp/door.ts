@@ -115,9 +115,11 @@ export const mcpMiddleware = <Ops extends ReadonlyArray<AnyOperation>>(operation
     const keys = yield* Keys
     const counters = yield* Counters
     const runtime = yield* Effect.runtime<OperationsContext<Ops>>()
-    const byTool = new Map(operations.map((op) => [op.tool, op] as const))
-    if (byTool.size !== operations.length) throw new Error("Two operations share an MCP tool name")
-    const tools = operations.map((op) => ({ op, tool: toolOf(op) }))
+    // A record with `mcp: false` is a second REST route of a tool another record is.
+    const served = operations.filter((op) => op.mcp !== false)
+    const byTool = new Map(served.map((op) => [op.tool, op] as const))
+    if (byTool.size !== served.length) throw new Error("Two operations share an MCP tool name")
+    const tools = served.map((op) => ({ op, tool: toolOf(op) }))
     const run = Runtime.runPromise(runtime as Runtime.Runtime<unknown>)
 
     const serverFor = (principal: Principal, ctx: OperationContext): Server => {

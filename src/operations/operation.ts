@@ -29,6 +29,11 @@ export interface Operation<I, O, R> {
   readonly name: string
   /** snake_case MCP tool name. */
   readonly tool: string
+  /**
+   * False on a second REST route of an operation whose MCP tool another record already is (`alsoAt`, or
+   * a v1 path with v1 path segments): the MCP door skips it. Omitted: the record is its tool.
+   */
+  readonly mcp?: boolean
   readonly method: Method
   /** `/v2/bots/:id`: `:name` segments are read from the input's fields of that name. */
   readonly path: OperationPath
@@ -69,6 +74,7 @@ export type OperationsContext<Ops extends ReadonlyArray<AnyOperation>> = Ops[num
 interface Definition<I, IE, O, OE, R> {
   readonly name: string
   readonly tool: string
+  readonly mcp?: boolean
   readonly method: Method
   readonly path: OperationPath
   readonly scope: Scope
@@ -114,6 +120,20 @@ export const listing = <I, IE, Row, RowE, R>(
     listing: true,
   }
 }
+
+/**
+ * The same operation at a second REST path (the spec's v1 path of a tool served by a v2 route): the same
+ * input, handler and output, its own endpoint name, the envelope of the path's version, and no second
+ * MCP tool. Cursors are bound to the listing, not the path, so they page on either route.
+ */
+export const alsoAt = <I, O, R>(op: Operation<I, O, R>, alias: { readonly name: string; readonly path: OperationPath }): Operation<I, O, R> => ({
+  ...op,
+  name: alias.name,
+  path: alias.path,
+  version: versionOf(alias.path),
+  summary: `${op.summary} (also at ${op.path})`,
+  mcp: false,
+})
 
 /** The input Schema as every door must decode it: unknown fields (nested too) are errors. */
 export const inputSchema = <I, IE, R>(schema: Schema.Schema<I, IE, R>): Schema.Schema<I, IE, R> =>

@@ -237,3 +237,21 @@ describe("detail", () => {
     }
   })
 })
+
+describe("GET /v1/markets/{marketRef} (tool get_market's v1 path)", () => {
+  it("answers the v2 detail in the v1 envelope, with the same includes and errors; /v1/markets/search is still the search", async () => {
+    const token = f.token()
+    const v2 = await get(`/v2/markets/${enc("venue_a:event:E1")}?include=book,whales`, token)
+    const v1 = await get(`/v1/markets/${enc("venue_a:event:E1")}?include=book,whales`, token)
+    expect(v2.status).toBe(200)
+    expect(v1.status).toBe(200)
+    expect(v1.body).toEqual({ success: true, data: v2.body.data })
+    const missing = await get(`/v1/markets/${enc("venue_a:NOPE")}`)
+    expect(missing.status).toBe(404)
+    expect(missing.body).toMatchObject({ success: false, code: "NOT_FOUND" })
+    expect((await get(`/v1/markets/${enc("venue_a:event:E1")}?bogus=1`)).body.code).toBe("VALIDATION")
+    const search = await get("/v1/markets/search?q=a")
+    expect(search.status).toBe(200)
+    expect(search.body.success).toBe(true)
+  })
+})

@@ -6,6 +6,7 @@ import { TraderDetail, TraderRow } from "../../src/domain/trader.js"
 import type { MarketEvent } from "../../src/domain/market-events.js"
 import { recordStats, type RecordTrade } from "../../src/intel/records.js"
 import { getTrader, listTraders } from "../../src/operations/traders.js"
+import { getTraderV1, listTradersV1 } from "../../src/operations/v1-aliases.js"
 import { call } from "../support/http-client.js"
 import { aMarket, MIN, NO, opened, settled, T0, traded, YES } from "../support/intel-events.js"
 import { manualClock } from "../support/manual-clock.js"
@@ -46,7 +47,7 @@ let server: IntelServer
 beforeAll(async () => {
   const clock = manualClock(NOW)
   server = await startIntelServer({
-    operations: [listTraders, getTrader],
+    operations: [listTraders, getTrader, listTradersV1, getTraderV1],
     events: scenario(),
     keys: memoryKeys({ tok: principal }),
     clock: clock.layer,
@@ -178,5 +179,27 @@ describe("GET /v2/traders/{ref}", () => {
     expect(venue.body.code).toBe("VALIDATION")
     const include = await get("/v2/traders/venue_a%3Aalice?include=trades")
     expect(include.status).toBe(400)
+  })
+})
+
+describe("the v1 paths of list_traders and get_trader", () => {
+  it("GET /v1/traders answers GET /v2/traders in the v1 envelope, and its cursor pages on either path", async () => {
+    const v2 = await get("/v2/traders?limit=2")
+    const v1 = await get("/v1/traders?limit=2")
+    expect(v1.body).toEqual({ success: true, data: v2.body.data, nextCursor: v2.body.nextCursor })
+    const next = await get(`/v2/traders?limit=2&cursor=${encodeURIComponent(v1.body.nextCursor)}`)
+    expect(next.status).toBe(200)
+    expect((await get(`/v1/traders?limit=2&cursor=${encodeURIComponent(v1.body.nextCursor)}`)).body.data).toEqual(next.body.data)
+    expect((await get("/v1/traders?limit=201")).body.code).toBe("VALIDATION")
+  })
+
+  it("GET /v1/traders/{platform}/{traderId} answers GET /v2/traders/{platform:traderId} in the v1 envelope", async () => {
+    const v2 = await get("/v2/traders/venue_a:alice?include=positions")
+    const v1 = await get("/v1/traders/venue_a/alice?include=positions")
+    expect(v2.status).toBe(200)
+    expect(v1.body).toEqual({ success: true, data: v2.body.data })
+    expect((await get("/v1/traders/venue_a/nobody")).status).toBe(404)
+    const platform = await get("/v1/traders/venue_z/alice")
+    expect(platform.body).toMatchObject({ code: "VALIDATION", error: expect.stringContaining("platform") })
   })
 })

@@ -279,6 +279,25 @@ describe("Idempotency-Key", () => {
     expect(await countOrders("acct_alice")).toBe(before)
   })
 
+  it("POST /v1/paper-orders is the same operation in the v1 envelope: a key placed on one path replays on the other", async () => {
+    const ref = market("K9", { asks: [[0.5, 100]] })
+    const body = { market: ref, outcome: "yes", action: "buy", usd: 5 }
+    const v1 = (key: string, b: unknown) =>
+      fetch(`${server.url}/v1/paper-orders`, {
+        method: "POST", headers: { authorization: "Bearer alice", "content-type": "application/json", "idempotency-key": key }, body: JSON.stringify(b),
+      }).then(async (r) => ({ status: r.status, headers: r.headers, body: await r.json() as any }))
+    const placed = await v1("key-9", body)
+    expect(placed.status).toBe(201)
+    expect(placed.body.success).toBe(true)
+    const before = await countOrders("acct_alice")
+    const again = await order("alice", body, "key-9")
+    expect(again.status).toBe(201)
+    expect(again.body).toEqual({ data: placed.body.data })
+    expect(again.headers.get("idempotent-replayed")).toBe("true")
+    expect(await countOrders("acct_alice")).toBe(before)
+    expect((await v1("key-9b", { ...body, usd: 0 })).body).toMatchObject({ success: false, code: "VALIDATION" })
+  })
+
   it("concurrent identical requests record one trade", async () => {
     const ref = market("K6", { asks: [[0.5, 10_000]] })
     const before = await countOrders("acct_alice")

@@ -16,6 +16,7 @@ import type { Operation } from "../../src/operations/operation.js"
 import { CursorKey } from "../../src/operations/paging.js"
 import { getPaperAccount } from "../../src/operations/paper.js"
 import { placePaperOrder } from "../../src/operations/paper-orders.js"
+import { placePaperOrderV1 } from "../../src/operations/v1-aliases.js"
 import { Counters } from "../../src/store/counters.js"
 import { Keys } from "../../src/store/keys.js"
 import { KeysLive } from "../../src/store/keys-live.js"
@@ -54,7 +55,7 @@ export const startPaperServer = async (
   let current: ManagedRuntime.ManagedRuntime<unknown, unknown> | undefined
 
   const serve = async (): Promise<PaperServer> => {
-    const layer = makeHttpServer([placePaperOrder, getPaperAccount, ...(options.operations ?? [])], { port: 0, host: "127.0.0.1" }).pipe(
+    const layer = makeHttpServer([placePaperOrder, getPaperAccount, placePaperOrderV1, ...(options.operations ?? [])], { port: 0, host: "127.0.0.1" }).pipe(
       Layer.provideMerge(makeAccountsLayer()),
       Layer.provide([options.keys === "store" ? KeysLive : memoryKeys(tokens), options.counters ?? Counters.memory, Health.layer, CursorKey.layer("paper-cursor-secret")]),
       Layer.provide(shared),

@@ -22,6 +22,7 @@ import { listTrades } from "../../src/operations/trades.js"
 import { queryWhaleEvents } from "../../src/operations/v1-events.js"
 import { getLiveFeed } from "../../src/operations/v1-feed.js"
 import { searchMarkets } from "../../src/operations/v1-markets-search.js"
+import { getMarketV1 } from "../../src/operations/v1-aliases.js"
 import { Counters, type CountersService } from "../../src/store/counters.js"
 import { persistIntel } from "../../src/store/intel.js"
 import { MarketStore } from "../../src/store/markets.js"
@@ -86,7 +87,7 @@ export const OPEN_MARKETS: ReadonlyArray<MarketSpec> = [
 ]
 
 /** The operations these servers serve (the ones this fixture has data and services for). */
-const operations = [listTrades, listMoves, listMarketsOperation, getMarket, queryWhaleEvents, getLiveFeed, searchMarkets] as const
+const operations = [listTrades, listMoves, listMarketsOperation, getMarket, queryWhaleEvents, getLiveFeed, searchMarkets, getMarketV1] as const
 
 export const TRADERS = ["alice", "bob", "carol", "dave"] as const
 

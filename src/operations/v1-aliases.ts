@@ -1,0 +1,28 @@
+// The spec's v1 paths of four tools that the v2 routes' handlers serve (spec: MCP tool to REST mapping):
+// get_market GET /v1/markets/{marketRef}, list_traders GET /v1/traders, get_trader
+// GET /v1/traders/{platform}/{traderId}, place_paper_order POST /v1/paper-orders. Each is the v2 operation
+// at a second path (the v1 envelope `{ success: true, data }`, the same input, output and errors; one MCP
+// tool, the v2 record's); GET /v1/traders/{platform}/{traderId} takes the trader's ref in two segments.
+import { Schema } from "effect"
+import { Platform } from "../domain/enums.js"
+import { STRICT } from "../domain/limits.js"
+import { getMarket } from "./markets.js"
+import { alsoAt, operation } from "./operation.js"
+import { placePaperOrder } from "./paper-orders.js"
+import { GetTraderInput, getTrader, listTraders } from "./traders.js"
+import { TraderId } from "./v1-follows.js"
+
+export const getMarketV1 = alsoAt(getMarket, { name: "getMarketV1", path: "/v1/markets/:ref" })
+
+export const listTradersV1 = alsoAt(listTraders, { name: "listTradersV1", path: "/v1/traders" })
+
+export const placePaperOrderV1 = alsoAt(placePaperOrder, { name: "placePaperOrderV1", path: "/v1/paper-orders" })
+
+export const getTraderV1 = operation({
+  name: "getTraderV1", tool: getTrader.tool, mcp: false, method: "GET", path: "/v1/traders/:platform/:traderId", scope: "read",
+  summary: `${getTrader.summary} (the v1 path of GET /v2/traders/{ref}: ref = platform:traderId)`,
+  input: Schema.Struct({ platform: Platform, traderId: TraderId, include: GetTraderInput.fields.include }).annotations(STRICT),
+  output: getTrader.output,
+  run: (input, ctx) =>
+    getTrader.run({ ref: `${input.platform}:${input.traderId}`, ...(input.include === undefined ? {} : { include: input.include }) }, ctx),
+})
