@@ -183,7 +183,7 @@ describe("the MCP endpoint", () => {
     await client.connect(new StreamableHTTPClientTransport(new URL(`${base}/mcp`), { requestInit: { headers: { authorization: `Bearer ${key}` } } }))
     try {
       const tools = await client.listTools()
-      expect(tools.tools.map((t) => t.name).sort()).toEqual(registry.map((op) => op.tool).sort())
+      expect(tools.tools.map((t) => t.name).sort()).toEqual(registry.filter((op) => op.mcp !== false).map((op) => op.tool).sort())
 
       // Listing rows over MCP have the REST rows' shape, and are rows REST lists too.
       const trades = await client.callTool({ name: "list_trades", arguments: { venue: "venue_a", action: "all", limit: 3 } })
