@@ -91,37 +91,19 @@ const record = (orders: ReadonlyArray<StoredOrder>, now: number): Effect.Effect<
     if (orders.length === 0) return new Set<string>()
     const sql = yield* SqlClient.SqlClient
     const col = <A>(f: (o: StoredOrder) => A): Array<A> => orders.map(f)
+    // One call of record_paper_orders (migration 0012): the statement below, planned once per connection.
     const rows = yield* sql<{ id: string }>`
-      WITH input AS (
-        SELECT * FROM unnest(
-          ${col((o) => o.id)}::text[], ${col((o) => o.accountId)}::text[], ${col((o) => o.seq)}::float8[],
-          ${col((o) => o.idempotencyKey)}::text[], ${col((o) => o.requestHash)}::text[], ${col((o) => o.market)}::text[],
-          ${col((o) => JSON.stringify(o.marketObject))}::text[], ${col((o) => o.outcome)}::text[],
-          ${col((o) => o.action)}::text[], ${col((o) => o.contracts)}::float8[], ${col((o) => o.avgPrice)}::float8[],
-          ${col((o) => o.cost)}::float8[], ${col((o) => o.fee)}::float8[], ${col((o) => o.unfilled)}::float8[],
-          ${col((o) => o.filledAt)}::float8[], ${col((o) => o.profit)}::float8[], ${col((o) => o.source)}::text[],
-          ${col((o) => o.botId)}::text[], ${col((o) => o.botName)}::text[],
-          ${col((o) => (o.idempotencyKey === null ? null : JSON.stringify(o.response)))}::text[]
-        ) AS t (id, account_id, seq, idempotency_key, request_hash, market, market_object, outcome, action, contracts,
-          avg_price, cost, fee, unfilled, filled_at, profit, source, bot_id, bot_name, response)
-      ),
-      keys AS (
-        INSERT INTO idempotency_keys (account_id, key, request_hash, status, response, created_at)
-        SELECT account_id, idempotency_key, request_hash, 'done', response::jsonb, round(filled_at)::bigint
-        FROM input WHERE idempotency_key IS NOT NULL
-        ON CONFLICT (account_id, key) DO UPDATE SET
-          request_hash = EXCLUDED.request_hash, status = 'done', response = EXCLUDED.response,
-          created_at = EXCLUDED.created_at
-        WHERE idempotency_keys.created_at < ${now - IDEMPOTENCY_RETENTION_MS}
-        RETURNING account_id, key
-      )
-      INSERT INTO paper_orders (${sql.literal(COLUMNS)})
-      SELECT id, account_id, round(seq)::bigint, idempotency_key, request_hash, market, market_object::jsonb, outcome,
-        action, contracts, avg_price, cost, fee, unfilled, round(filled_at)::bigint, profit, source, bot_id, bot_name
-      FROM input i
-      WHERE i.idempotency_key IS NULL
-        OR EXISTS (SELECT 1 FROM keys k WHERE k.account_id = i.account_id AND k.key = i.idempotency_key)
-      RETURNING id`
+      SELECT r AS id FROM record_paper_orders(
+        ${col((o) => o.id)}::text[], ${col((o) => o.accountId)}::text[], ${col((o) => o.seq)}::float8[],
+        ${col((o) => o.idempotencyKey)}::text[], ${col((o) => o.requestHash)}::text[], ${col((o) => o.market)}::text[],
+        ${col((o) => JSON.stringify(o.marketObject))}::text[], ${col((o) => o.outcome)}::text[],
+        ${col((o) => o.action)}::text[], ${col((o) => o.contracts)}::float8[], ${col((o) => o.avgPrice)}::float8[],
+        ${col((o) => o.cost)}::float8[], ${col((o) => o.fee)}::float8[], ${col((o) => o.unfilled)}::float8[],
+        ${col((o) => o.filledAt)}::float8[], ${col((o) => o.profit)}::float8[], ${col((o) => o.source)}::text[],
+        ${col((o) => o.botId)}::text[], ${col((o) => o.botName)}::text[],
+        ${col((o) => (o.idempotencyKey === null ? null : JSON.stringify(o.response)))}::text[],
+        ${now - IDEMPOTENCY_RETENTION_MS}::bigint
+      ) AS r`
     return new Set(rows.map((r) => r.id))
   }).pipe(Effect.orDie, Effect.withSpan("PaperStore.record"))
 

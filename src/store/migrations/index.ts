@@ -12,6 +12,7 @@ import strategies from "./0008_strategies.js"
 import follows from "./0009_follows.js"
 import marketAlerts from "./0010_market_alerts.js"
 import exitRules from "./0011_exit_rules.js"
+import recordPaperOrders from "./0012_record_paper_orders.js"
 
 export const loader = Migrator.fromRecord({
   "0001_foundation": foundation,
@@ -25,4 +26,5 @@ export const loader = Migrator.fromRecord({
   "0009_follows": follows,
   "0010_market_alerts": marketAlerts,
   "0011_exit_rules": exitRules,
+  "0012_record_paper_orders": recordPaperOrders,
 })
