@@ -6,6 +6,7 @@ import { randomBytes } from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import type { BotTrade } from "../actors/bots/ledger.js"
+import { underAccountLock } from "./sql-helpers.js"
 
 export type BotKindName = "trader" | "signal" | "market"
 
@@ -42,8 +43,7 @@ const json = (value: unknown): unknown => (typeof value === "string" ? JSON.pars
 const insert = (row: BotRow, createdAt: Date, limit: number | null): Effect.Effect<InsertOutcome, never, SqlClient.SqlClient> =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    return yield* sql.withTransaction(Effect.gen(function* () {
-      yield* sql`SELECT pg_advisory_xact_lock(hashtext(${`bots:${row.accountId}`}))`
+    return yield* underAccountLock(sql, "bots", row.accountId, Effect.gen(function* () {
       if (row.trader !== null) {
         const same = yield* sql<{ n: number }>`
           SELECT count(*)::int AS n FROM bots WHERE account_id = ${row.accountId} AND kind = 'trader' AND trader = ${row.trader}`

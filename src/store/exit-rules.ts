@@ -3,6 +3,7 @@ import { randomBytes } from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import type { MarketObject } from "../domain/market-object.js"
+import { olderThan } from "./sql-helpers.js"
 
 export interface StoredExitRule {
   readonly id: string
@@ -111,11 +112,10 @@ const list = (options: {
 }): Effect.Effect<ReadonlyArray<StoredExitRule>, never, SqlClient.SqlClient> =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const [t, id] = options.after ?? [Number.MAX_SAFE_INTEGER, ""]
     const rows = yield* sql<Row>`
       SELECT ${sql.literal(COLUMNS)} FROM exit_rules
       WHERE account_id = ${options.accountId} AND (status = 'armed' OR ${!options.armedOnly})
-        AND (created_at < ${t} OR (created_at = ${t} AND id < ${id}) OR ${options.after === null})
+        AND ${olderThan(sql, "created_at", "id", options.after)}
       ORDER BY created_at DESC, id DESC
       LIMIT ${options.take}`
     return rows.map(ruleOf)

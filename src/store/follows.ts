@@ -3,6 +3,7 @@
 // ./webhook-deliveries.ts.
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
+import { underAccountLock } from "./sql-helpers.js"
 
 export interface StoredFollow {
   readonly trader: string
@@ -26,8 +27,7 @@ const follow = (input: {
 }): Effect.Effect<FollowOutcome, never, SqlClient.SqlClient> =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    return yield* sql.withTransaction(Effect.gen(function* () {
-      yield* sql`SELECT pg_advisory_xact_lock(hashtext(${`follows:${input.accountId}`}))`
+    return yield* underAccountLock(sql, "follows", input.accountId, Effect.gen(function* () {
       const held = yield* sql<{ n: number; since: number | string | null }>`
         SELECT count(*)::int AS n, max(created_at) FILTER (WHERE trader = ${input.trader}) AS since
         FROM follows WHERE account_id = ${input.accountId}`

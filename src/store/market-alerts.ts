@@ -4,6 +4,7 @@ import { randomBytes } from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import type { MarketObject } from "../domain/market-object.js"
+import { olderThan, underAccountLock } from "./sql-helpers.js"
 
 export interface StoredAlert {
   readonly id: string
@@ -68,8 +69,7 @@ const insert = (
 ): Effect.Effect<StoredAlert | null, never, SqlClient.SqlClient> =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    return yield* sql.withTransaction(Effect.gen(function* () {
-      yield* sql`SELECT pg_advisory_xact_lock(hashtext(${`market_alerts:${alert.accountId}`}))`
+    return yield* underAccountLock(sql, "market_alerts", alert.accountId, Effect.gen(function* () {
       const held = yield* sql<{ n: number }>`
         SELECT count(*)::int AS n FROM market_alerts WHERE account_id = ${alert.accountId} AND status = 'armed'`
       if ((held[0]?.n ?? 0) >= max) return null
@@ -127,13 +127,12 @@ const list = (options: {
 }): Effect.Effect<ReadonlyArray<StoredAlert>, never, SqlClient.SqlClient> =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const [t, id] = options.after ?? [Number.MAX_SAFE_INTEGER, ""]
     const rows = yield* sql<Row>`
       SELECT ${sql.literal(COLUMNS)} FROM market_alerts
       WHERE account_id = ${options.accountId}
         AND (${options.market}::text IS NULL OR market = ${options.market})
         AND (${options.status}::text IS NULL OR status = ${options.status})
-        AND (created_at < ${t} OR (created_at = ${t} AND id < ${id}) OR ${options.after === null})
+        AND ${olderThan(sql, "created_at", "id", options.after)}
       ORDER BY created_at DESC, id DESC
       LIMIT ${options.take}`
     return rows.map(alertOfRow)
@@ -209,7 +208,6 @@ const inbox = (options: {
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const since = options.since ?? -1
-    const [t, key] = options.after ?? [Number.MAX_SAFE_INTEGER, ""]
     const trades = (kind: "open" | "closed") => sql`
       SELECT 'bot.trade:' || t.id || ':' || ${kind} AS key, ${kind === "open" ? sql`t.opened_at_ms` : sql`t.closed_at_ms`} AS at,
         ${kind}::text AS kind, b.id AS bot_id, b.name AS bot_name, t.id AS t_id, t.market AS t_market, t.contract AS t_contract,
@@ -233,7 +231,7 @@ const inbox = (options: {
         UNION ALL ${trades("open")}
         UNION ALL ${trades("closed")}
       ) n
-      WHERE n.at >= ${since} AND (n.at < ${t} OR (n.at = ${t} AND n.key < ${key}) OR ${options.after === null})
+      WHERE n.at >= ${since} AND ${olderThan(sql, "n.at", "n.key", options.after)}
       ORDER BY n.at DESC, n.key DESC
       LIMIT ${options.take}`
     return rows.map((r): StoredNotice => {

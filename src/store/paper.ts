@@ -12,6 +12,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import type { MarketObject } from "../domain/market-object.js"
+import { olderThan } from "./sql-helpers.js"
 
 /** Keys are kept 24 hours. */
 export const IDEMPOTENCY_RETENTION_MS = 24 * 3_600_000
@@ -164,7 +165,6 @@ const orders = (options: {
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
     const since = options.since ?? -1
-    const [t, id] = options.after ?? [Number.MAX_SAFE_INTEGER, ""]
     const source = options.kind === "hand"
       ? sql`source = 'hand'`
       : options.botId === undefined
@@ -173,7 +173,7 @@ const orders = (options: {
     const rows = yield* sql<OrderRow>`
       SELECT ${sql.literal(COLUMNS)} FROM paper_orders
       WHERE account_id = ${options.accountId} AND ${source} AND filled_at >= ${since}
-        AND (filled_at < ${t} OR (filled_at = ${t} AND id < ${id}) OR ${options.after === null})
+        AND ${olderThan(sql, "filled_at", "id", options.after)}
       ORDER BY filled_at DESC, id DESC
       LIMIT ${options.take}`
     return rows.map(fromRow)

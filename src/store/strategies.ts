@@ -4,6 +4,7 @@
 import { randomBytes } from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
+import { underAccountLock } from "./sql-helpers.js"
 
 export interface StoredStrategy {
   readonly id: string
@@ -50,8 +51,7 @@ const save = (input: {
 }): Effect.Effect<SaveOutcome, never, SqlClient.SqlClient> =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    return yield* sql.withTransaction(Effect.gen(function* () {
-      yield* sql`SELECT pg_advisory_xact_lock(hashtext(${`strategies:${input.accountId}`}))`
+    return yield* underAccountLock(sql, "strategies", input.accountId, Effect.gen(function* () {
       const held = yield* sql<{ n: number; named: number }>`
         SELECT count(*)::int AS n, count(*) FILTER (WHERE name = ${input.name})::int AS named
         FROM strategies WHERE account_id = ${input.accountId}`

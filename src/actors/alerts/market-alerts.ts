@@ -7,6 +7,7 @@
 import type { SqlClient } from "@effect/sql"
 import { Context, Duration, Effect, Layer, Option, PubSub, Queue } from "effect"
 import { OrderedFeed, type OrderedEvent } from "../../intel/intel-bus.js"
+import { ByContract } from "../by-contract.js"
 import { type AlertOutcome, MarketAlertsStore, type StoredAlert } from "../../store/market-alerts.js"
 import { webhookSink } from "../../webhooks/sink.js"
 
@@ -19,29 +20,23 @@ export const fires = (alert: Pick<StoredAlert, "above" | "below">, price: number
 
 /** Armed alerts by contract; `apply` says what one feed event stops. */
 export class AlertWatch {
-  private readonly byRef = new Map<string, Map<string, StoredAlert>>()
+  private readonly armed = new ByContract<StoredAlert>()
 
   arm(alert: StoredAlert): void {
-    const armed = this.byRef.get(alert.market)
-    if (armed === undefined) this.byRef.set(alert.market, new Map([[alert.id, alert]]))
-    else armed.set(alert.id, alert)
+    this.armed.add(alert.market, alert.id, alert)
   }
 
   disarm(ref: string, id: string): void {
-    const armed = this.byRef.get(ref)
-    armed?.delete(id)
-    if (armed?.size === 0) this.byRef.delete(ref)
+    this.armed.remove(ref, id)
   }
 
   get size(): number {
-    let n = 0
-    for (const armed of this.byRef.values()) n += armed.size
-    return n
+    return this.armed.size
   }
 
   apply(event: OrderedEvent, out: Array<AlertOutcome>): void {
     if (event._tag !== "PriceChanged" && event._tag !== "MarketSettled" && event._tag !== "MarketVoided") return
-    const armed = this.byRef.get(event.ref)
+    const armed = this.armed.on(event.ref)
     if (armed === undefined) return
     for (const alert of armed.values()) {
       if (event._tag !== "PriceChanged") {
@@ -53,7 +48,7 @@ export class AlertWatch {
       }
       armed.delete(alert.id)
     }
-    if (armed.size === 0) this.byRef.delete(event.ref)
+    this.armed.prune(event.ref)
   }
 }
 

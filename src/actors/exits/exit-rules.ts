@@ -17,6 +17,7 @@ import type { PaperSell } from "../../domain/paper.js"
 import { prepareOrder } from "../../operations/paper-orders.js"
 import { type ExitOutcome, ExitRulesStore, type StoredExitRule } from "../../store/exit-rules.js"
 import { sidePrice } from "../alerts/market-alerts.js"
+import { ByContract } from "../by-contract.js"
 
 export type ExitReason = "stopLoss" | "takeProfit" | "trailingStop"
 
@@ -41,30 +42,23 @@ export type ExitStep =
 
 /** Armed rules by contract; `apply` says what one feed event fires. */
 export class ExitWatch {
-  private readonly byRef = new Map<string, Map<string, Watched>>()
+  private readonly armed = new ByContract<Watched>()
 
   arm(rule: StoredExitRule, high = -Infinity): void {
-    const armed = this.byRef.get(rule.market)
-    const watched = { rule, high }
-    if (armed === undefined) this.byRef.set(rule.market, new Map([[rule.id, watched]]))
-    else armed.set(rule.id, watched)
+    this.armed.add(rule.market, rule.id, { rule, high })
   }
 
   disarm(ref: string, id: string): void {
-    const armed = this.byRef.get(ref)
-    armed?.delete(id)
-    if (armed?.size === 0) this.byRef.delete(ref)
+    this.armed.remove(ref, id)
   }
 
   get size(): number {
-    let n = 0
-    for (const armed of this.byRef.values()) n += armed.size
-    return n
+    return this.armed.size
   }
 
   apply(event: OrderedEvent, out: Array<ExitStep>): void {
     if (event._tag !== "PriceChanged" && event._tag !== "MarketSettled" && event._tag !== "MarketVoided") return
-    const armed = this.byRef.get(event.ref)
+    const armed = this.armed.on(event.ref)
     if (armed === undefined) return
     for (const watched of armed.values()) {
       const { rule } = watched
@@ -79,7 +73,7 @@ export class ExitWatch {
       }
       armed.delete(rule.id)
     }
-    if (armed.size === 0) this.byRef.delete(event.ref)
+    this.armed.prune(event.ref)
   }
 }
 
