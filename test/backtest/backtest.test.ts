@@ -5,8 +5,7 @@ import { randomBytes } from "node:crypto"
 import { Layer, ManagedRuntime } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { makeHttpServer, serverUrl } from "../../src/http/server.js"
-import { BacktestHistory, backtestHistoryOf, type HistoryTrade } from "../../src/intel/backtest-store.js"
-import { DAY_MS } from "../../src/intel/config.js"
+import { BacktestHistory, backtestHistoryOf } from "../../src/intel/backtest-store.js"
 import { runBacktest } from "../../src/operations/backtest.js"
 import { Health } from "../../src/operations/health.js"
 import { CursorKey } from "../../src/operations/paging.js"
@@ -15,19 +14,12 @@ import { Redis } from "../../src/store/redis.js"
 import { call } from "../support/http-client.js"
 import { manualClock } from "../support/manual-clock.js"
 import { aPrincipal, memoryKeys } from "../support/memory-keys.js"
+import { historyTrades } from "../support/history-trades.js"
 
 // Ten seconds into a minute, so a test's requests share one rate window.
 const START = Date.UTC(2026, 3, 1, 12, 0, 10)
 const clock = manualClock(START)
-let seq = 0
-const aTrade = (over: Partial<HistoryTrade> = {}): HistoryTrade => {
-  seq++
-  return {
-    id: `t${seq}`, seq, time: START - 3 * DAY_MS, venue: "venue_a", contract: `venue_a:c${seq}`, outcome: "Yes",
-    title: "Will the Lakers win?", category: "sports", kind: null, action: "buy", entry: "open", price: 0.5, usd: 20_000,
-    trader: null, whale: true, result: "win", settledAt: START - 2 * DAY_MS, ...over,
-  }
-}
+const aTrade = historyTrades(START, { kind: null })
 
 const history = new BacktestHistory()
 history.addAll([

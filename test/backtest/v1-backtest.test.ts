@@ -4,7 +4,7 @@
 import { Layer, ManagedRuntime } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { makeHttpServer, serverUrl } from "../../src/http/server.js"
-import { BacktestHistory, backtestHistoryOf, type HistoryTrade } from "../../src/intel/backtest-store.js"
+import { BacktestHistory, backtestHistoryOf } from "../../src/intel/backtest-store.js"
 import { DAY_MS } from "../../src/intel/config.js"
 import { Health } from "../../src/operations/health.js"
 import { CursorKey } from "../../src/operations/paging.js"
@@ -16,18 +16,11 @@ import { Counters } from "../../src/store/counters.js"
 import { call } from "../support/http-client.js"
 import { manualClock } from "../support/manual-clock.js"
 import { aPrincipal, memoryKeys } from "../support/memory-keys.js"
+import { historyTrades } from "../support/history-trades.js"
 
 const NOW = Date.UTC(2026, 3, 1, 12, 0, 10)
 const clock = manualClock(NOW)
-let seq = 0
-const aTrade = (over: Partial<HistoryTrade> = {}): HistoryTrade => {
-  seq++
-  return {
-    id: `t${seq}`, seq, time: NOW - 3 * DAY_MS, venue: "venue_a", contract: `venue_a:c${seq}`, outcome: "Yes",
-    title: "Will the Lakers win?", category: "sports", kind: "nba", action: "buy", entry: "open", price: 0.5,
-    usd: 20_000, trader: null, whale: true, result: "win", settledAt: NOW - 2 * DAY_MS, ...over,
-  }
-}
+const aTrade = historyTrades(NOW)
 
 // venue_b names its sides after the teams: "Celtics" is the second side of that contract.
 const sides: Record<string, readonly [string, string]> = { "venue_b:game": ["Lakers", "Celtics"] }

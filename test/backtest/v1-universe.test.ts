@@ -3,7 +3,7 @@
 import { Layer, ManagedRuntime } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { makeHttpServer, serverUrl } from "../../src/http/server.js"
-import { BacktestHistory, backtestHistoryOf, type HistoryTrade } from "../../src/intel/backtest-store.js"
+import { BacktestHistory, backtestHistoryOf } from "../../src/intel/backtest-store.js"
 import { DAY_MS } from "../../src/intel/config.js"
 import { Health } from "../../src/operations/health.js"
 import { CursorKey } from "../../src/operations/paging.js"
@@ -12,18 +12,11 @@ import { Counters } from "../../src/store/counters.js"
 import { call } from "../support/http-client.js"
 import { manualClock } from "../support/manual-clock.js"
 import { aPrincipal, memoryKeys } from "../support/memory-keys.js"
+import { historyTrades } from "../support/history-trades.js"
 
 const NOW = Date.UTC(2026, 4, 10, 8, 0, 5)
 const clock = manualClock(NOW)
-let seq = 0
-const aBuy = (over: Partial<HistoryTrade> = {}): HistoryTrade => {
-  seq++
-  return {
-    id: `u${seq}`, seq, time: NOW - 2 * DAY_MS, venue: "venue_a", contract: `venue_a:c${seq}`, outcome: "Yes",
-    title: "Lakers win?", category: "sports", kind: "nba", action: "buy", entry: "open", price: 0.5, usd: 10_000,
-    trader: null, whale: true, result: "win", settledAt: NOW - DAY_MS, ...over,
-  }
-}
+const aBuy = historyTrades(NOW, { time: NOW - 2 * DAY_MS, title: "Lakers win?", usd: 10_000, settledAt: NOW - DAY_MS }, "u")
 
 const history = new BacktestHistory()
 history.addAll([

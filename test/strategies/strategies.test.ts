@@ -9,8 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { MAX_STRATEGIES, MAX_STRATEGY_NAME } from "../../src/domain/limits.js"
 import { makeHttpServer, serverUrl } from "../../src/http/server.js"
 import { scoreV1 } from "../../src/intel/backtest.js"
-import { BacktestHistory, backtestHistoryOf, type HistoryTrade } from "../../src/intel/backtest-store.js"
-import { DAY_MS } from "../../src/intel/config.js"
+import { BacktestHistory, backtestHistoryOf } from "../../src/intel/backtest-store.js"
 import { makeMcpDoor } from "../../src/mcp/door.js"
 import { Health } from "../../src/operations/health.js"
 import type { Operation } from "../../src/operations/operation.js"
@@ -21,18 +20,11 @@ import { TestDb } from "../support/db.js"
 import { call } from "../support/http-client.js"
 import { manualClock } from "../support/manual-clock.js"
 import { aPrincipal, memoryKeys } from "../support/memory-keys.js"
+import { historyTrades } from "../support/history-trades.js"
 
 const NOW = Date.UTC(2026, 5, 1, 12, 0, 10)
 const clock = manualClock(NOW)
-let seq = 0
-const aTrade = (over: Partial<HistoryTrade> = {}): HistoryTrade => {
-  seq++
-  return {
-    id: `t${seq}`, seq, time: NOW - 3 * DAY_MS, venue: "venue_a", contract: `venue_a:c${seq}`, outcome: "Yes",
-    title: "Will the Lakers win?", category: "sports", kind: "nba", action: "buy", entry: "open", price: 0.5,
-    usd: 20_000, trader: null, whale: true, result: "win", settledAt: NOW - 2 * DAY_MS, ...over,
-  }
-}
+const aTrade = historyTrades(NOW)
 const history = new BacktestHistory({ sideOf: (_contract, outcome) => (outcome === "No" ? 1 : 0) })
 history.addAll([
   aTrade({ price: 0.25 }),
