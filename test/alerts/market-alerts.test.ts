@@ -249,6 +249,11 @@ describe("GET /v1/alerts", () => {
     const since = await inbox("alice", `?since=${encodeURIComponent(new Date(opened + 1).toISOString())}`)
     expect(since.body.data.map((r: { id: string }) => r.id)).toEqual(["bot.trade:bt1:closed"])
     expect((await inbox("bob")).body.data).toEqual([])
+    // Page size 1 to 200 (Limits: all listings).
+    expect((await inbox("alice", "?limit=200")).status).toBe(200)
+    expect((await inbox("alice", "?limit=201")).body).toMatchObject({ code: "VALIDATION", error: expect.stringContaining("limit") })
+    expect((await inbox("alice", "?limit=0")).body.code).toBe("VALIDATION")
+    expect((await inbox("alice", "?since=yesterday")).body).toMatchObject({ code: "VALIDATION", error: expect.stringContaining("since") })
   })
 })
 

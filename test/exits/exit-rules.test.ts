@@ -216,6 +216,13 @@ describe("GET /v1/portfolio", () => {
       },
     })
     expect((await call(url, "/v1/portfolio?x=1", { token: "carol" })).body.code).toBe("VALIDATION")
+    // GET /v1/exits: page size 1 to 200 (Limits: all listings), paged by cursor.
+    expect((await rules("carol", "?limit=200")).status).toBe(200)
+    expect((await rules("carol", "?limit=201")).body).toMatchObject({ code: "VALIDATION", error: expect.stringContaining("limit") })
+    const first = await rules("carol", "?limit=1")
+    const next = await rules("carol", `?limit=1&cursor=${encodeURIComponent(first.body.nextCursor)}`)
+    expect(next.body.data[0].id).not.toBe(first.body.data[0].id)
+    expect((await rules("carol", "?armed=maybe")).body.code).toBe("VALIDATION")
   })
 })
 
