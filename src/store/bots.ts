@@ -6,7 +6,7 @@ import { randomBytes } from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import type { BotTrade } from "../actors/bots/ledger.js"
-import { underAccountLock } from "./sql-helpers.js"
+import { jsonColumn, underAccountLock } from "./sql-helpers.js"
 
 export type BotKindName = "trader" | "signal" | "market"
 
@@ -34,7 +34,6 @@ export type InsertOutcome = "created" | "limit" | "duplicate"
 /** `<kind>:<16 base64url characters>`. */
 export const newBotId = (kind: BotKindName): string => `${kind}:${randomBytes(12).toString("base64url")}`
 
-const json = (value: unknown): unknown => (typeof value === "string" ? JSON.parse(value) : value)
 
 /**
  * Inserts a bot unless the account already has `limit` bots of its kind that have not ended (signal and
@@ -68,7 +67,7 @@ const load: Effect.Effect<ReadonlyArray<StoredBotRow>, never, SqlClient.SqlClien
   const sql = yield* SqlClient.SqlClient
   const rows = yield* sql<{ id: string; kind: BotKindName; snapshot: unknown }>`
     SELECT id, kind, snapshot FROM bots ORDER BY created_at, id`
-  return rows.map((r) => ({ id: r.id, kind: r.kind, snapshot: json(r.snapshot) }))
+  return rows.map((r) => ({ id: r.id, kind: r.kind, snapshot: jsonColumn(r.snapshot) }))
 }).pipe(Effect.orDie, Effect.withSpan("BotStore.load"))
 
 export interface BotSave {

@@ -3,7 +3,7 @@ import { randomBytes } from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import type { MarketObject } from "../domain/market-object.js"
-import { olderThan } from "./sql-helpers.js"
+import { jsonColumn, olderThan } from "./sql-helpers.js"
 
 export interface StoredExitRule {
   readonly id: string
@@ -53,7 +53,7 @@ const COLUMNS = "id, account_id, market, market_object, outcome, side, stop_loss
 
 const ruleOf = (row: Row): StoredExitRule => ({
   id: row.id, accountId: row.account_id, market: row.market,
-  marketObject: (typeof row.market_object === "string" ? JSON.parse(row.market_object) : row.market_object) as MarketObject,
+  marketObject: jsonColumn(row.market_object) as MarketObject,
   outcome: row.outcome, side: row.side === 1 ? 1 : 0, stopLoss: row.stop_loss, takeProfit: row.take_profit,
   trailingStop: row.trailing_stop, status: row.status, createdAt: Number(row.created_at),
   doneAt: row.done_at === null ? null : Number(row.done_at), reason: row.reason, orderId: row.order_id,

@@ -4,7 +4,7 @@ import { randomBytes } from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import type { MarketObject } from "../domain/market-object.js"
-import { olderThan, underAccountLock } from "./sql-helpers.js"
+import { jsonColumn, olderThan, underAccountLock } from "./sql-helpers.js"
 
 export interface StoredAlert {
   readonly id: string
@@ -48,11 +48,10 @@ interface Row {
 
 const COLUMNS = "id, account_id, market, market_object, outcome, side, above, below, note, status, created_at, triggered_at, trigger_price, ended_at"
 
-const json = (value: unknown): unknown => (typeof value === "string" ? JSON.parse(value) : value)
 const ms = (value: number | string | null): number | null => (value === null ? null : Number(value))
 
 export const alertOfRow = (row: Row): StoredAlert => ({
-  id: row.id, accountId: row.account_id, market: row.market, marketObject: json(row.market_object) as MarketObject,
+  id: row.id, accountId: row.account_id, market: row.market, marketObject: jsonColumn(row.market_object) as MarketObject,
   outcome: row.outcome, side: row.side === 1 ? 1 : 0, above: row.above, below: row.below, note: row.note, status: row.status,
   createdAt: Number(row.created_at), triggeredAt: ms(row.triggered_at), triggerPrice: row.trigger_price, endedAt: ms(row.ended_at),
 })

@@ -12,7 +12,7 @@
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import type { MarketObject } from "../domain/market-object.js"
-import { olderThan } from "./sql-helpers.js"
+import { jsonColumn, olderThan } from "./sql-helpers.js"
 
 /** Keys are kept 24 hours. */
 export const IDEMPOTENCY_RETENTION_MS = 24 * 3_600_000
@@ -70,11 +70,10 @@ interface OrderRow {
   readonly bot_name: string | null
 }
 
-const json = (value: unknown): unknown => (typeof value === "string" ? JSON.parse(value) : value)
 
 const fromRow = (row: OrderRow): StoredOrder => ({
   id: row.id, accountId: row.account_id, seq: Number(row.seq), idempotencyKey: row.idempotency_key,
-  requestHash: row.request_hash, market: row.market, marketObject: json(row.market_object) as MarketObject,
+  requestHash: row.request_hash, market: row.market, marketObject: jsonColumn(row.market_object) as MarketObject,
   outcome: row.outcome, action: row.action, contracts: row.contracts, avgPrice: row.avg_price, cost: row.cost,
   fee: row.fee, unfilled: row.unfilled, filledAt: Number(row.filled_at), profit: row.profit, source: row.source,
   botId: row.bot_id, botName: row.bot_name, response: null,
@@ -117,7 +116,7 @@ const findKey = (accountId: string, key: string, now: number): Effect.Effect<Sto
       WHERE account_id = ${accountId} AND key = ${key} AND status = 'done'
         AND created_at >= ${now - IDEMPOTENCY_RETENTION_MS}`
     const row = rows[0]
-    return row === undefined ? null : { requestHash: row.request_hash, response: json(row.response) }
+    return row === undefined ? null : { requestHash: row.request_hash, response: jsonColumn(row.response) }
   }).pipe(Effect.orDie, Effect.withSpan("PaperStore.findKey"))
 
 /** A key held now (younger than 24 hours), as the accounts layer keeps it in memory. */
@@ -136,7 +135,7 @@ const loadKeys = (now: number): Effect.Effect<ReadonlyArray<HeldKey>, never, Sql
       SELECT account_id, key, request_hash, response, created_at FROM idempotency_keys
       WHERE status = 'done' AND created_at >= ${now - IDEMPOTENCY_RETENTION_MS}`
     return rows.map((row) => ({
-      accountId: row.account_id, key: row.key, requestHash: row.request_hash, response: json(row.response),
+      accountId: row.account_id, key: row.key, requestHash: row.request_hash, response: jsonColumn(row.response),
       createdAt: Number(row.created_at),
     }))
   }).pipe(Effect.orDie, Effect.withSpan("PaperStore.loadKeys"))

@@ -1,4 +1,4 @@
-// Two statement shapes the stores share.
+// What the stores share: two statement shapes and the reading of jsonb columns.
 import type { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 
@@ -19,3 +19,6 @@ export const olderThan = (sql: SqlClient.SqlClient, time: string, id: string, af
   after === null
     ? sql`TRUE`
     : sql`(${sql.literal(time)} < ${after[0]} OR (${sql.literal(time)} = ${after[0]} AND ${sql.literal(id)} < ${after[1]}))`
+
+/** A jsonb column's value: pg parses jsonb itself, but a value read as text (PGlite over some paths) is JSON text. */
+export const jsonColumn = (value: unknown): unknown => (typeof value === "string" ? JSON.parse(value) : value)

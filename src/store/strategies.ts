@@ -4,7 +4,7 @@
 import { randomBytes } from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import { underAccountLock } from "./sql-helpers.js"
+import { jsonColumn, underAccountLock } from "./sql-helpers.js"
 
 export interface StoredStrategy {
   readonly id: string
@@ -30,7 +30,7 @@ interface Row {
 }
 
 const fromRow = (row: Row): StoredStrategy => ({
-  id: row.id, name: row.name, criteria: typeof row.criteria === "string" ? JSON.parse(row.criteria) : row.criteria,
+  id: row.id, name: row.name, criteria: jsonColumn(row.criteria),
   stake: row.stake, createdAt: Number(row.created_at),
 })
 

@@ -21,6 +21,7 @@ import { deleteMarketAlert, getAlerts, getMarketAlerts, setMarketAlert } from ".
 import { Counters } from "../../src/store/counters.js"
 import { type AccountFact, WebhookSink } from "../../src/webhooks/sink.js"
 import { TestDb } from "../support/db.js"
+import { drained } from "../support/eventually.js"
 import { call } from "../support/http-client.js"
 import { manualClock } from "../support/manual-clock.js"
 import { aPrincipal, memoryKeys } from "../support/memory-keys.js"
@@ -73,9 +74,9 @@ const market = (contract: string) => {
   return `venue_a:${contract}`
 }
 const print = (contract: string, price: number, outcome = "yes") => feed(aPrint({ contract, t: (t += 1_000), price, outcome }))
-/** Lets the watcher take the feed's events and write what stopped. */
+/** Lets the watcher take every event fed so far, then writes what stopped (a flush waits for one running). */
 const settle = async () => {
-  await new Promise((r) => setTimeout(r, 30))
+  await drained(() => Effect.runSync(PubSub.size(ordered)))
   await server!.runPromise(Effect.flatMap(MarketAlerts, (a) => a.flush))
 }
 

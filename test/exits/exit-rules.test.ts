@@ -23,6 +23,7 @@ import { deleteExitRule, listExitRules, setExitRule } from "../../src/operations
 import { getPortfolio, LIVE_BLOCKERS } from "../../src/operations/v1-portfolio.js"
 import { Counters } from "../../src/store/counters.js"
 import { TestDb } from "../support/db.js"
+import { drained, eventually } from "../support/eventually.js"
 import { call } from "../support/http-client.js"
 import { aPrincipal, memoryKeys } from "../support/memory-keys.js"
 import { aListing, aPrint, aSettlement, aSnapshot } from "../actors/market-builders.js"
@@ -73,8 +74,11 @@ const market = (contract: string, bid: number | null = 0.45) => {
 const print = (contract: string, price: number) => feed(aPrint({ contract, t: (t += 1_000), price }))
 const bids = (contract: string, bid: number) =>
   feed(aSnapshot({ contract, t: (t += 1_000), outcome: "yes", asks: [[0.5, 10_000]], bids: [[bid, 10_000]] }))
-/** Lets the watcher take the feed's events, sell and record. */
-const settle = () => new Promise((r) => setTimeout(r, 60))
+/** Lets the watcher take every event fed so far (what it then sells and records is awaited with `eventually`). */
+const settle = async () => {
+  await drained(() => Effect.runSync(PubSub.size(ordered)))
+  await new Promise((r) => setTimeout(r, 20))
+}
 
 beforeAll(start, 60_000)
 afterAll(async () => {
@@ -111,8 +115,11 @@ describe("POST /v1/exits", () => {
     const firedAt = t
     print("X1", 0.3)
     await settle()
-    const [rule] = (await rules("alice")).body.data
-    expect(rule).toMatchObject({ status: "executed", reason: "takeProfit", doneAt: new Date(firedAt).toISOString(), orderId: expect.stringMatching(/^po_/) })
+    const rule = await eventually(async () => {
+      const [latest] = (await rules("alice")).body.data
+      expect(latest).toMatchObject({ status: "executed", reason: "takeProfit", doneAt: new Date(firedAt).toISOString(), orderId: expect.stringMatching(/^po_/) })
+      return latest
+    })
     expect(await handYes("alice", ref)).toBeUndefined()
     const orders = (await call(url, "/v2/paper?include=orders&status=all", { token: "alice" })).body.data.orders.data
     // The sale is a hand order of the account, filled at feed time (this test's Clock is the wall's, its feed older).
@@ -130,7 +137,7 @@ describe("POST /v1/exits", () => {
     expect((await rules("alice", "?armed=true")).body.data.map((r: { market: { ref: string } }) => r.market.ref)).toEqual([ref])
     print("X2", 0.55)
     await settle()
-    expect((await rules("alice")).body.data[0]).toMatchObject({ status: "executed", reason: "trailingStop" })
+    await eventually(async () => expect((await rules("alice")).body.data[0]).toMatchObject({ status: "executed", reason: "trailingStop" }))
     expect(await handYes("alice", ref)).toBeUndefined()
   })
 
@@ -144,13 +151,15 @@ describe("POST /v1/exits", () => {
     expect((await call(url, "/v2/paper-orders", { method: "POST", body: { market: ref, outcome: "yes", action: "sell", contracts: "all" }, token: "bob" })).status).toBe(201)
     print("X3", 0.3)
     await settle()
-    expect((await rules("bob")).body.data[0]).toMatchObject({ id: second.id, status: "cancelled", reason: "nothing held by hand" })
+    await eventually(async () => expect((await rules("bob")).body.data[0]).toMatchObject({ id: second.id, status: "cancelled", reason: "nothing held by hand" }))
     const ended = market("X4")
     await buy("bob", ended)
     await setRule("bob", { market: ended, outcome: "yes", takeProfit: 0.9 })
     feed(aSettlement({ contract: "X4", t: (t += 1_000), winner: "yes" }))
+    const settledAt = t
     await settle()
-    expect((await rules("bob")).body.data[0]).toMatchObject({ status: "cancelled", reason: "market settled", doneAt: new Date(t).toISOString() })
+    await eventually(async () =>
+      expect((await rules("bob")).body.data[0]).toMatchObject({ status: "cancelled", reason: "market settled", doneAt: new Date(settledAt).toISOString() }))
   })
 
   it("with no bid to sell into it stays armed and sells at the next price that fires it", async () => {
@@ -164,7 +173,7 @@ describe("POST /v1/exits", () => {
     bids("X5", 0.38)
     print("X5", 0.38)
     await settle()
-    expect((await rules("carol")).body.data[0]).toMatchObject({ status: "executed", reason: "stopLoss" })
+    await eventually(async () => expect((await rules("carol")).body.data[0]).toMatchObject({ status: "executed", reason: "stopLoss" }))
   })
 
   it("refuses bad levels, positions not held and unknown fields with VALIDATION naming the field; needs write", async () => {
@@ -235,7 +244,7 @@ describe("restart", () => {
     await start()
     print("R1", 0.29)
     await settle()
-    expect((await rules("bob")).body.data[0]).toMatchObject({ status: "executed", reason: "stopLoss" })
+    await eventually(async () => expect((await rules("bob")).body.data[0]).toMatchObject({ status: "executed", reason: "stopLoss" }))
     expect(await handYes("bob", ref)).toBeUndefined()
   })
 })

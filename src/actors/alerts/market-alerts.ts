@@ -57,7 +57,7 @@ export interface MarketAlertsService {
   readonly arm: (alert: StoredAlert) => void
   /** Stops watching an alert (deleted). */
   readonly disarm: (ref: string, id: string) => void
-  /** Writes what stopped so far (tests, shutdown). */
+  /** Writes what stopped so far and tells the webhooks (tests, shutdown); waits for a flush already running. */
   readonly flush: Effect.Effect<void>
 }
 
@@ -75,7 +75,9 @@ export const makeMarketAlertsLayer = (options: { readonly flushEveryMs?: number 
       const sink = yield* webhookSink
       let stopped: Array<AlertOutcome> = []
 
-      const flush = Effect.uninterruptible(Effect.suspend(() => {
+      // One flush at a time, so a flush asked for (tests, shutdown) waits for one already writing.
+      const writing = yield* Effect.makeSemaphore(1)
+      const flush = Effect.uninterruptible(writing.withPermits(1)(Effect.suspend(() => {
         const batch = stopped
         if (batch.length === 0) return Effect.void
         stopped = []
@@ -92,7 +94,7 @@ export const makeMarketAlertsLayer = (options: { readonly flushEveryMs?: number 
               Effect.logError("market alerts: recording fired alerts failed; retrying next round", cause),
             )),
         )
-      })).pipe(Effect.provide(sqlContext))
+      }))).pipe(Effect.provide(sqlContext))
 
       yield* Effect.addFinalizer(() => flush)
       yield* Effect.forkScoped(Effect.forever(
