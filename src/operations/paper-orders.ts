@@ -15,7 +15,7 @@
 //   and as the `idempotencyKey` argument over MCP. The in-progress mark is held on the owning node and
 //   dropped whether the order is placed or refused, so a refused order does not consume its key.
 import { createHash } from "node:crypto"
-import { DateTime, Effect, Exit, ParseResult, Schema } from "effect"
+import { Effect, Exit, ParseResult, Schema } from "effect"
 import { Accounts, marketObjectOf } from "../actors/accounts/registry.js"
 import { holdingKey } from "../actors/accounts/account.machine.js"
 import { Markets } from "../actors/markets/market-bus.js"
@@ -26,6 +26,7 @@ import type { MarketInfo, MarketSide } from "../domain/market-events.js"
 import { type PaperBuy, PaperOrder, PaperOrderRequest, type PaperSell } from "../domain/paper.js"
 import type { StoredOrder } from "../store/paper.js"
 import { operation } from "./operation.js"
+import { isoOf } from "../intel/rows.js"
 
 /** The Idempotency-Key: 1 to 200 characters. */
 export const IdempotencyKey = Schema.String.pipe(
@@ -80,7 +81,6 @@ export const sideOf = (info: MarketInfo, outcome: string): MarketSide | null => 
   return wanted === "yes" ? first : wanted === "no" ? second : null
 }
 
-const isoOf = (ms: number): string => DateTime.formatIso(DateTime.unsafeMake(ms))
 
 export const paperOrderOf = (o: StoredOrder): PaperOrder => ({
   id: o.id, market: o.marketObject, outcome: o.outcome, action: o.action, contracts: o.contracts,

@@ -12,7 +12,7 @@
 //   entry price, so profit 0). `cost` is what was paid, fee included; `entryPrice` = cost / contracts.
 // - Orders are hand orders only, newest first, each with `profit` (sales: against the average cost
 //   held, fee included on both sides; buys: null). Holdings of market bots are not shown.
-import { DateTime, Effect, Option, Schema } from "effect"
+import { Effect, Option, Schema } from "effect"
 import { Accounts } from "../actors/accounts/registry.js"
 import { type Holding, isMarketBot, totalsOf } from "../actors/accounts/account.machine.js"
 import { Venue } from "../domain/enums.js"
@@ -24,6 +24,7 @@ import { operation } from "./operation.js"
 import { Cursor, PageParams, paginate } from "./paging.js"
 import { Repeatable } from "./params.js"
 import { paperOrderOf } from "./paper-orders.js"
+import { isoOf } from "../intel/rows.js"
 
 const literal = <const L extends ReadonlyArray<string>>(name: string, ...values: L) =>
   Schema.Literal(...values).annotations({ message: () => ({ message: `${name} must be one of ${values.join(", ")}`, override: true }) })
@@ -44,7 +45,6 @@ export const GetPaperInput = Schema.Struct({
 export type GetPaperInput = typeof GetPaperInput.Type
 
 const round6 = (x: number): number => Math.round(x * 1e6) / 1e6
-const isoOf = (ms: number): string => DateTime.formatIso(DateTime.unsafeMake(ms))
 
 export const positionOf = (h: Holding, price: number | null): PaperPosition => {
   const entryPrice = h.contracts > 0 ? Math.min(1, Math.max(0, round6(h.cost / h.contracts))) : 0

@@ -16,7 +16,7 @@
 // - GET /v1/alerts (read): the inbox, newest first, paged, `since`: each fired market alert
 //   (`market.alert`), and each trade the account's bots with `alerts: true` opened or closed
 //   (`bot.trade`), each with a sentence for people and its data.
-import { Clock, DateTime, Effect, Option, Schema } from "effect"
+import { Clock, Effect, Option, Schema } from "effect"
 import { MarketAlerts } from "../actors/alerts/market-alerts.js"
 import { marketObjectOf } from "../actors/accounts/registry.js"
 import { Markets } from "../actors/markets/market-bus.js"
@@ -29,8 +29,8 @@ import { TimeWithOffset } from "./filters.js"
 import { listing, operation } from "./operation.js"
 import { contractOf, sideOf } from "./paper-orders.js"
 import { paginate, PageParams } from "./paging.js"
+import { isoOf } from "../intel/rows.js"
 
-const isoOf = (ms: number): string => DateTime.formatIso(DateTime.unsafeMake(ms))
 const isoOrNull = (ms: number | null): string | null => (ms === null ? null : isoOf(ms))
 
 export const marketAlertOf = (a: StoredAlert): MarketAlert => ({

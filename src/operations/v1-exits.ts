@@ -13,7 +13,7 @@
 //   feed time of the price that fired it; then `executed` with `orderId` and `reason` (which level).
 // - GET /v1/exits (read; tool `list_exit_rules`, not in the spec's table): newest first, paged, `armed=true`
 //   for the armed ones only. DELETE /v1/exits/{id} (write; tool `delete_exit_rule`) cancels an armed rule.
-import { Clock, DateTime, Effect, Option, Schema } from "effect"
+import { Clock, Effect, Option, Schema } from "effect"
 import { holdingKey } from "../actors/accounts/account.machine.js"
 import { Accounts, marketObjectOf } from "../actors/accounts/registry.js"
 import { ExitRules } from "../actors/exits/exit-rules.js"
@@ -26,8 +26,8 @@ import { listing, operation } from "./operation.js"
 import { paginate, PageParams } from "./paging.js"
 import { BooleanParam } from "./params.js"
 import { contractOf, sideOf } from "./paper-orders.js"
+import { isoOf } from "../intel/rows.js"
 
-const isoOf = (ms: number): string => DateTime.formatIso(DateTime.unsafeMake(ms))
 
 export const exitRuleOf = (r: StoredExitRule): ExitRule => ({
   id: r.id, market: r.marketObject, outcome: r.outcome, stopLoss: r.stopLoss, takeProfit: r.takeProfit, trailingStop: r.trailingStop,

@@ -11,15 +11,15 @@
 //   trader with no stored trade is NOT_FOUND. At most 100 followed traders per account (the 101st is
 //   VALIDATION; unfollowing one frees its place).
 // - GET /v1/follows (read; tool `list_follows`, not in the spec's table) lists them oldest first.
-import { Clock, DateTime, Effect, Schema } from "effect"
+import { Clock, Effect, Schema } from "effect"
 import { Platform } from "../domain/enums.js"
 import { NotFound, Validation } from "../domain/errors.js"
 import { MAX_FOLLOWS, STRICT, UtcTime } from "../domain/limits.js"
 import { BotStore } from "../store/bots.js"
 import { Follows } from "../store/follows.js"
 import { operation } from "./operation.js"
+import { isoOf } from "../intel/rows.js"
 
-const isoOf = (ms: number): string => DateTime.formatIso(DateTime.unsafeMake(ms))
 
 export const TraderId = Schema.String.pipe(
   Schema.pattern(/^[^\s]{1,128}$/, { message: () => "traderId must be a trader's handle: 1 to 128 characters, no spaces" }),

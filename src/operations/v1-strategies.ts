@@ -13,7 +13,7 @@
 //   `createdAt` until now: how it has done since it was saved.
 // - DELETE /v1/strategies/{id} (write; tool `delete_strategy`, not in the spec's table) removes one.
 // - Another account's strategy is the same NOT_FOUND as a missing one.
-import { Clock, DateTime, Effect, Schema } from "effect"
+import { Clock, Effect, Schema } from "effect"
 import { NotFound, Validation } from "../domain/errors.js"
 import { MAX_STRATEGIES, STRICT } from "../domain/limits.js"
 import { Strategy, StrategyPerformance, StrategyRequest, V1EventCriteria } from "../domain/v1.js"
@@ -21,8 +21,8 @@ import { BacktestHistoryService } from "../intel/backtest-store.js"
 import { scoreV1, scoreV1Between } from "../intel/backtest.js"
 import { Strategies, type StoredStrategy } from "../store/strategies.js"
 import { operation } from "./operation.js"
+import { isoOf } from "../intel/rows.js"
 
-const isoOf = (ms: number): string => DateTime.formatIso(DateTime.unsafeMake(ms))
 
 const decodeCriteria = Schema.decodeUnknown(V1EventCriteria)
 
