@@ -49,6 +49,12 @@ export const ExitRule = Schema.Struct({
   stopLoss: Schema.NullOr(Price),
   takeProfit: Schema.NullOr(Price),
   trailingStop: Schema.NullOr(Schema.Number),
+  /**
+   * With a trailing stop: the highest price of the side since the rule was set (the price then, when the
+   * market had one), which the trail is measured from; it fires at `trailHigh - trailingStop` or lower.
+   * Null without a trailing stop, or while no price is known.
+   */
+  trailHigh: Schema.NullOr(Price),
   /** `armed` until it sells (`executed`) or cannot any more (`cancelled`: replaced, deleted, nothing held, market over). */
   status: ExitRuleStatus,
   createdAt: UtcTime,

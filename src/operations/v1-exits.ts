@@ -27,10 +27,13 @@ import { paginate, PageParams } from "./paging.js"
 import { BooleanParam } from "./params.js"
 import { contractOf, sideOf } from "./paper-orders.js"
 import { isoOf } from "../intel/rows.js"
+import { sidePrice } from "../actors/alerts/market-alerts.js"
 
 
-export const exitRuleOf = (r: StoredExitRule): ExitRule => ({
+/** A rule as answered; an armed one with its live trailing high when the watcher has one. */
+export const exitRuleOf = (r: StoredExitRule, exits?: ExitRules["Type"]): ExitRule => ({
   id: r.id, market: r.marketObject, outcome: r.outcome, stopLoss: r.stopLoss, takeProfit: r.takeProfit, trailingStop: r.trailingStop,
+  trailHigh: r.trailingStop === null ? null : ((r.status === "armed" ? exits?.highOf(r.market, r.id) : null) ?? r.trailHigh),
   status: r.status, createdAt: isoOf(r.createdAt), doneAt: r.doneAt === null ? null : isoOf(r.doneAt), reason: r.reason, orderId: r.orderId,
 })
 
@@ -51,15 +54,18 @@ export const setExitRule = operation({
     if (held === undefined || held.status !== "open" || held.contracts <= 0) {
       return yield* new Validation({ error: `nothing held by hand on ${side.name} of ${info.ref}: an exit rule needs a position` })
     }
+    const sideIndex = info.sides[0].id === side.id ? 0 : 1
+    const yesPrice = request.trailingStop === undefined ? null : (yield* Markets).yesPrice(info.ref)
     const { rule, replaced } = yield* ExitRulesStore.set({
-      accountId, market: info.ref, marketObject: marketObjectOf(info), outcome: side.name, side: info.sides[0].id === side.id ? 0 : 1,
+      accountId, market: info.ref, marketObject: marketObjectOf(info), outcome: side.name, side: sideIndex,
       stopLoss: request.stopLoss ?? null, takeProfit: request.takeProfit ?? null, trailingStop: request.trailingStop ?? null,
+      trailHigh: yesPrice === null ? null : sidePrice(yesPrice, sideIndex),
       createdAt: yield* Clock.currentTimeMillis,
     })
     const exits = yield* ExitRules
     if (replaced !== null) exits.disarm(info.ref, replaced)
     exits.arm(rule)
-    return exitRuleOf(rule)
+    return exitRuleOf(rule, exits)
   }),
 })
 
@@ -78,7 +84,8 @@ export const listExitRules = listing({
         accountId: ctx.principal.accountId, armedOnly: input.armed === true, after: Option.getOrNull(after), take,
       }),
     })
-    return { data: page.data.map(exitRuleOf), nextCursor: page.nextCursor }
+    const exits = yield* ExitRules
+    return { data: page.data.map((r) => exitRuleOf(r, exits)), nextCursor: page.nextCursor }
   }),
 })
 

@@ -18,6 +18,7 @@ import { ExitRulesStore } from "../store/exit-rules.js"
 import { operation } from "./operation.js"
 import { getPaperAccount } from "./paper.js"
 import { exitRuleOf } from "./v1-exits.js"
+import { ExitRules } from "../actors/exits/exit-rules.js"
 
 const Readiness = Schema.Struct({
   ready: Schema.Boolean,
@@ -49,11 +50,12 @@ export const getPortfolio = operation({
   run: Effect.fn("Portfolio.get")(function* (_input, ctx) {
     const account = yield* getPaperAccount.run({ status: "open", source: "all", include: ["orders"], limit: 200 }, ctx)
     const rules = yield* ExitRulesStore.list({ accountId: ctx.principal.accountId, armedOnly: true, after: null, take: ARMED_RULES_READ })
+    const exits = yield* ExitRules
     return {
       totals: account.totals,
       positions: account.positions,
       orders: account.orders ?? { data: [], nextCursor: null },
-      exitRules: rules.map(exitRuleOf),
+      exitRules: rules.map((r) => exitRuleOf(r, exits)),
       autopilot: {
         paper: { ready: true, venues: ["venue_a", "venue_b"], blockers: [] },
         live: { ready: false, venues: [], blockers: [...LIVE_BLOCKERS] },

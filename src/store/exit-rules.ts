@@ -16,6 +16,8 @@ export interface StoredExitRule {
   readonly stopLoss: number | null
   readonly takeProfit: number | null
   readonly trailingStop: number | null
+  /** Trailing rules: the highest price of the side seen since armed (null until one is seen; always null without a trail). */
+  readonly trailHigh: number | null
   readonly status: "armed" | "executed" | "cancelled"
   readonly createdAt: number
   readonly doneAt: number | null
@@ -42,6 +44,7 @@ interface Row {
   readonly stop_loss: number | null
   readonly take_profit: number | null
   readonly trailing_stop: number | null
+  readonly trail_high: number | null
   readonly status: "armed" | "executed" | "cancelled"
   readonly created_at: number | string
   readonly done_at: number | string | null
@@ -49,13 +52,13 @@ interface Row {
   readonly order_id: string | null
 }
 
-const COLUMNS = "id, account_id, market, market_object, outcome, side, stop_loss, take_profit, trailing_stop, status, created_at, done_at, reason, order_id"
+const COLUMNS = "id, account_id, market, market_object, outcome, side, stop_loss, take_profit, trailing_stop, trail_high, status, created_at, done_at, reason, order_id"
 
 const ruleOf = (row: Row): StoredExitRule => ({
   id: row.id, accountId: row.account_id, market: row.market,
   marketObject: jsonColumn(row.market_object) as MarketObject,
   outcome: row.outcome, side: row.side === 1 ? 1 : 0, stopLoss: row.stop_loss, takeProfit: row.take_profit,
-  trailingStop: row.trailing_stop, status: row.status, createdAt: Number(row.created_at),
+  trailingStop: row.trailing_stop, trailHigh: row.trail_high, status: row.status, createdAt: Number(row.created_at),
   doneAt: row.done_at === null ? null : Number(row.done_at), reason: row.reason, orderId: row.order_id,
 })
 
@@ -76,9 +79,9 @@ const set = (
         WHERE account_id = ${rule.accountId} AND market = ${rule.market} AND outcome = ${rule.outcome} AND status = 'armed'
         RETURNING id`
       const rows = yield* sql<Row>`
-        INSERT INTO exit_rules (id, account_id, market, market_object, outcome, side, stop_loss, take_profit, trailing_stop, status, created_at)
+        INSERT INTO exit_rules (id, account_id, market, market_object, outcome, side, stop_loss, take_profit, trailing_stop, trail_high, status, created_at)
         VALUES (${newId()}, ${rule.accountId}, ${rule.market}, ${JSON.stringify(rule.marketObject)}::jsonb, ${rule.outcome}, ${rule.side},
-          ${rule.stopLoss}, ${rule.takeProfit}, ${rule.trailingStop}, 'armed', ${rule.createdAt})
+          ${rule.stopLoss}, ${rule.takeProfit}, ${rule.trailingStop}, ${rule.trailHigh}, 'armed', ${rule.createdAt})
         RETURNING ${sql.literal(COLUMNS)}`
       return { rule: ruleOf(rows[0] as Row), replaced: replaced[0]?.id ?? null }
     }))
@@ -102,6 +105,37 @@ const finish = (outcomes: ReadonlyArray<ExitOutcome>): Effect.Effect<void, never
         ${outcomes.map((o) => o.reason)}::text[], ${outcomes.map((o) => o.orderId)}::text[]) AS o (id, status, at, reason, order_id)
       WHERE r.id = o.id AND r.status = 'armed'`
   }).pipe(Effect.orDie, Effect.withSpan("ExitRules.finish"))
+
+/** The Idempotency-Key of a rule's sale: one sale per rule, and the level that fired it, findable on the ledger. */
+export const saleKeyOf = (ruleId: string, reason: string): string => `exit:${ruleId}:${reason}`
+
+/**
+ * How the armed rules whose sale is already on the ledger ended (a crash between the sale and `finish`):
+ * `executed` at the sale's feed time, with the level its key names.
+ */
+const soldOnLedger: Effect.Effect<ReadonlyArray<ExitOutcome>, never, SqlClient.SqlClient> = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  // The literal LIKE lets the planner use the partial index paper_orders_exit_sale_idx (migration 0013).
+  const rows = yield* sql<{ id: string; order_id: string; filled_at: number | string; key: string }>`
+    SELECT r.id, o.id AS order_id, o.filled_at, o.idempotency_key AS key
+    FROM exit_rules r JOIN paper_orders o ON o.account_id = r.account_id
+      AND o.idempotency_key LIKE 'exit:%' AND split_part(o.idempotency_key, ':', 2) = r.id
+    WHERE r.status = 'armed'`
+  return rows.map((row): ExitOutcome => ({
+    id: row.id, status: "executed", at: Number(row.filled_at), reason: row.key.split(":")[2] ?? "sold", orderId: row.order_id,
+  }))
+}).pipe(Effect.orDie, Effect.withSpan("ExitRules.soldOnLedger"))
+
+/** Stores the trailing highs of armed rules (what the trail resumes from after a restart). */
+const saveHighs = (highs: ReadonlyArray<{ readonly id: string; readonly high: number }>): Effect.Effect<void, never, SqlClient.SqlClient> =>
+  Effect.gen(function* () {
+    if (highs.length === 0) return
+    const sql = yield* SqlClient.SqlClient
+    yield* sql`
+      UPDATE exit_rules r SET trail_high = h.high
+      FROM unnest(${highs.map((h) => h.id)}::text[], ${highs.map((h) => h.high)}::float8[]) AS h (id, high)
+      WHERE r.id = h.id AND r.status = 'armed'`
+  }).pipe(Effect.orDie, Effect.withSpan("ExitRules.saveHighs"))
 
 /** The account's rules, newest first (armed ones only when `armedOnly`), at most `take`, strictly after `after`. */
 const list = (options: {
@@ -132,4 +166,4 @@ const cancel = (accountId: string, id: string, at: number): Effect.Effect<Stored
     return rows[0] === undefined ? null : ruleOf(rows[0])
   }).pipe(Effect.orDie, Effect.withSpan("ExitRules.cancel"))
 
-export const ExitRulesStore = { set, armed, finish, list, cancel } as const
+export const ExitRulesStore = { set, armed, finish, list, cancel, soldOnLedger, saveHighs } as const

@@ -4,6 +4,7 @@
 // feed time and selling the hand-held position as a paper order against the bids, a trailing stop off the
 // high, replacing, cancelling (nothing held, market over, deleted), no bid (stays armed), every bound at its
 // edge, the portfolio, and a restart that re-arms.
+import { SqlClient } from "@effect/sql"
 import { Effect, Layer, ManagedRuntime, PubSub } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { makeAccountsLayer } from "../../src/actors/accounts/registry.js"
@@ -104,7 +105,7 @@ describe("POST /v1/exits", () => {
     const created = await setRule("alice", { market: ref, outcome: "yes", stopLoss: 0.4, takeProfit: 0.7 })
     expect(created.status).toBe(201)
     expect(created.body.data).toMatchObject({
-      id: expect.stringMatching(/^ex_[0-9a-f]{16}$/), outcome: "Yes", stopLoss: 0.4, takeProfit: 0.7, trailingStop: null, status: "armed",
+      id: expect.stringMatching(/^ex_[0-9a-f]{16}$/), outcome: "Yes", stopLoss: 0.4, takeProfit: 0.7, trailingStop: null, trailHigh: null, status: "armed",
       doneAt: null, reason: null, orderId: null,
     })
     print("X1", 0.45)
@@ -131,10 +132,12 @@ describe("POST /v1/exits", () => {
   it("a trailing stop fires trailingStop points below the highest price since it was set", async () => {
     const ref = market("X2")
     await buy("alice", ref)
-    await setRule("alice", { market: ref, outcome: "yes", trailingStop: 0.1 })
+    // Set with the market's price then (the mid of 0.45 and 0.5: no trade yet) as the high.
+    expect((await setRule("alice", { market: ref, outcome: "yes", trailingStop: 0.1 })).body.data).toMatchObject({ trailingStop: 0.1, trailHigh: 0.475 })
     for (const p of [0.5, 0.6, 0.65, 0.56]) print("X2", p)
     await settle()
-    expect((await rules("alice", "?armed=true")).body.data.map((r: { market: { ref: string } }) => r.market.ref)).toEqual([ref])
+    expect((await rules("alice", "?armed=true")).body.data.map((r: { market: { ref: string }; trailHigh: number }) => [r.market.ref, r.trailHigh]))
+      .toEqual([[ref, 0.65]])
     print("X2", 0.55)
     await settle()
     await eventually(async () => expect((await rules("alice")).body.data[0]).toMatchObject({ status: "executed", reason: "trailingStop" }))
@@ -246,5 +249,40 @@ describe("restart", () => {
     await settle()
     await eventually(async () => expect((await rules("bob")).body.data[0]).toMatchObject({ status: "executed", reason: "stopLoss" }))
     expect(await handYes("bob", ref)).toBeUndefined()
+  })
+
+  it("resumes a trailing stop from the high stored before the restart", async () => {
+    const ref = market("R2")
+    await buy("carol", ref)
+    const rule = (await setRule("carol", { market: ref, outcome: "yes", trailingStop: 0.1 })).body.data
+    for (const p of [0.6, 0.72, 0.7]) print("R2", p)
+    await settle()
+    // The watcher writes the highs that rose at most a second behind.
+    const stored = () => db.runPromise(Effect.flatMap(SqlClient.SqlClient, (sql) => sql<{ trail_high: number }>`SELECT trail_high FROM exit_rules WHERE id = ${rule.id}`))
+    await eventually(async () => expect((await stored())[0]?.trail_high).toBe(0.72), 5_000)
+    await server?.dispose()
+    await start()
+    expect((await rules("carol", "?armed=true")).body.data[0]).toMatchObject({ id: rule.id, trailHigh: 0.72 })
+    // 0.62 is the trail off 0.72; a trail restarted from the first price after the restart would not fire.
+    print("R2", 0.62)
+    await settle()
+    await eventually(async () => expect((await rules("carol")).body.data[0]).toMatchObject({ id: rule.id, status: "executed", reason: "trailingStop" }))
+  })
+
+  it("marks executed a rule whose sale was recorded before a crash stopped the watcher marking it", async () => {
+    const ref = market("R3")
+    await buy("bob", ref)
+    const rule = (await setRule("bob", { market: ref, outcome: "yes", stopLoss: 0.3 })).body.data
+    // The sale as the watcher records it (its key names the rule and the level), with the rule still armed.
+    const sale = await call(url, "/v2/paper-orders", {
+      method: "POST", body: { market: ref, outcome: "yes", action: "sell", contracts: "all" }, token: "bob",
+      headers: { "Idempotency-Key": `exit:${rule.id}:stopLoss` },
+    })
+    expect(sale.status).toBe(201)
+    expect((await rules("bob", "?armed=true")).body.data.map((r: { id: string }) => r.id)).toContain(rule.id)
+    await server?.dispose()
+    await start()
+    const [latest] = (await rules("bob")).body.data.filter((r: { id: string }) => r.id === rule.id)
+    expect(latest).toMatchObject({ status: "executed", reason: "stopLoss", orderId: sale.body.data.id, doneAt: sale.body.data.filledAt })
   })
 })

@@ -19,7 +19,7 @@ const aRule = fc.record({
   trailingStop: fc.option(fc.integer({ min: 1, max: 99 }).map((n) => n / 100), { nil: null }),
 }).filter((r) => r.stopLoss !== null || r.takeProfit !== null || r.trailingStop !== null).map((r): StoredExitRule => ({
   ...r, accountId: "acct", marketObject: { ref: r.market, contract: r.market, title: r.market, venue: "venue_a", category: null, kind: null },
-  outcome: r.side === 0 ? "Yes" : "No", status: "armed", createdAt: 0, doneAt: null, reason: null, orderId: null,
+  outcome: r.side === 0 ? "Yes" : "No", trailHigh: null, status: "armed", createdAt: 0, doneAt: null, reason: null, orderId: null,
 }))
 const anEvent = fc.oneof(
   { weight: 9, arbitrary: fc.record({ ref: fc.constantFrom("venue_a:M1", "venue_a:M2"), yesPrice: price }).map((e) => ({ _tag: "PriceChanged" as const, ...e })) },
@@ -54,7 +54,7 @@ describe("exit rules' watcher", () => {
           high = Math.max(high, p)
           const reason = exitReason(rule, p, high)
           if (reason !== null) {
-            expected = { _tag: "Sell", rule, at: e.ts, price: p, reason }
+            expected = { _tag: "Sell", rule, at: e.ts, price: p, reason, high }
             break
           }
         }
@@ -62,5 +62,27 @@ describe("exit rules' watcher", () => {
       }
       expect(run(rules, events)).toEqual(out)
     }))
+  })
+
+  it("a restart that re-arms the rules not yet fired with the highs taken before it gives the same steps as no restart", () => {
+    fc.assert(fc.property(
+      fc.uniqueArray(aRule, { selector: (r) => r.id, maxLength: 8 }), fc.array(anEvent, { maxLength: 40 }), fc.nat(),
+      (rules, raw, cut) => {
+        const events = raw.map((e, i) => ({ ...e, ts: 1_000 + i, ...(e._tag === "MarketSettled" ? { winner: { id: "yes", name: "Yes", label: "Yes" } } : {}) })) as unknown as ReadonlyArray<OrderedEvent>
+        const k = events.length === 0 ? 0 : cut % (events.length + 1)
+        const before = new ExitWatch()
+        for (const r of rules) before.arm(r)
+        const steps: Array<ExitStep> = []
+        for (const e of events.slice(0, k)) before.apply(e, steps)
+        // What the store holds at the restart: the rules not ended, each trailing one with its last high.
+        const highs = new Map(before.takeHighs().map((h) => [h.id, h.high]))
+        const after = new ExitWatch()
+        for (const r of rules) if (!steps.some((s) => s.rule.id === r.id)) after.arm({ ...r, trailHigh: highs.get(r.id) ?? null })
+        for (const e of events.slice(k)) after.apply(e, steps)
+        // A sale's `high` matters only to a trail (what a rule that cannot sell is re-armed with).
+        const seen = (s: ExitStep) => ({ ...s, rule: s.rule.id, ...(s._tag === "Sell" && s.rule.trailingStop === null ? { high: null } : {}) })
+        expect(steps.map(seen)).toEqual(run(rules, events).map(seen))
+      },
+    ))
   })
 })

@@ -8,9 +8,15 @@ export interface Answer {
 export const call = async (
   base: string,
   path: string,
-  options: { readonly token?: string | null; readonly method?: string; readonly body?: unknown; readonly rawBody?: string } = {},
+  options: {
+    readonly token?: string | null
+    readonly method?: string
+    readonly body?: unknown
+    readonly rawBody?: string
+    readonly headers?: Readonly<Record<string, string>>
+  } = {},
 ): Promise<Answer> => {
-  const headers = new Headers()
+  const headers = new Headers(options.headers)
   if (options.token !== undefined && options.token !== null) headers.set("authorization", `Bearer ${options.token}`)
   let body: string | undefined
   if (options.rawBody !== undefined || options.body !== undefined) {

@@ -5,17 +5,20 @@
 // as POST /v2/paper-orders: the live bids, the venue's taker fee), filled at the price event's feed time,
 // durable before the rule is marked `executed`. Nothing held by hand any more: `cancelled`. No bid to
 // sell into: it stays armed and tries again at the next price that fires it. The market settling or
-// being voided first: `cancelled` (the position settles). Rebuilt on start from the armed rules; the
-// trailing high restarts from the first price seen after a restart.
+// being voided first: `cancelled` (the position settles).
+// Restarts: the armed rules are re-armed from the store, each trailing one from its stored high (written
+// at most HIGHS_EVERY behind). The sale carries the Idempotency-Key `exit:<rule id>:<level>`, so a rule
+// sells once even across a crash, and a rule the crash left armed after its sale was recorded is marked
+// `executed` from the ledger before the others are armed.
 import type { SqlClient } from "@effect/sql"
-import { Context, Effect, Exit, Layer, PubSub, Queue } from "effect"
+import { Context, Duration, Effect, Exit, Layer, PubSub, Queue, Schedule } from "effect"
 import { holdingKey } from "../accounts/account.machine.js"
 import { Accounts } from "../accounts/registry.js"
 import { Markets } from "../markets/market-bus.js"
 import { OrderedFeed, type OrderedEvent } from "../../intel/intel-bus.js"
 import type { PaperSell } from "../../domain/paper.js"
 import { prepareOrder } from "../../operations/paper-orders.js"
-import { type ExitOutcome, ExitRulesStore, type StoredExitRule } from "../../store/exit-rules.js"
+import { type ExitOutcome, ExitRulesStore, saleKeyOf, type StoredExitRule } from "../../store/exit-rules.js"
 import { sidePrice } from "../alerts/market-alerts.js"
 import { ByContract } from "../by-contract.js"
 
@@ -37,19 +40,44 @@ interface Watched {
 
 /** What one feed event asks of the rules: a sale to try, or an end. */
 export type ExitStep =
-  | { readonly _tag: "Sell"; readonly rule: StoredExitRule; readonly at: number; readonly price: number; readonly reason: ExitReason }
+  | {
+    readonly _tag: "Sell"
+    readonly rule: StoredExitRule
+    readonly at: number
+    readonly price: number
+    readonly reason: ExitReason
+    /** The highest price seen, this one included (a rule that cannot sell now is re-armed with it). */
+    readonly high: number
+  }
   | { readonly _tag: "End"; readonly rule: StoredExitRule; readonly at: number; readonly reason: string }
 
 /** Armed rules by contract; `apply` says what one feed event fires. */
 export class ExitWatch {
   private readonly armed = new ByContract<Watched>()
+  /** Trailing rules whose high rose since `takeHighs`. */
+  private readonly risen = new Map<string, Watched>()
 
-  arm(rule: StoredExitRule, high = -Infinity): void {
+  /** Arms a rule; a trailing one from `high` (default: its stored high, else the first price it sees). */
+  arm(rule: StoredExitRule, high = rule.trailHigh ?? -Infinity): void {
     this.armed.add(rule.market, rule.id, { rule, high })
   }
 
   disarm(ref: string, id: string): void {
     this.armed.remove(ref, id)
+    this.risen.delete(id)
+  }
+
+  /** The high an armed rule's trail is measured from now, or null (not armed here, or no price seen yet). */
+  highOf(ref: string, id: string): number | null {
+    const high = this.armed.on(ref)?.get(id)?.high
+    return high === undefined || high === -Infinity ? null : high
+  }
+
+  /** The highs of the armed trailing rules that rose since the last call. */
+  takeHighs(): Array<{ readonly id: string; readonly high: number }> {
+    const highs = [...this.risen.values()].map((w) => ({ id: w.rule.id, high: w.high }))
+    this.risen.clear()
+    return highs
   }
 
   get size(): number {
@@ -66,20 +94,29 @@ export class ExitWatch {
         out.push({ _tag: "End", rule, at: event.ts, reason: event._tag === "MarketSettled" ? "market settled" : "market voided" })
       } else {
         const price = sidePrice(event.yesPrice, rule.side)
-        watched.high = Math.max(watched.high, price)
+        if (price > watched.high) {
+          watched.high = price
+          if (rule.trailingStop !== null) this.risen.set(rule.id, watched)
+        }
         const reason = exitReason(rule, price, watched.high)
         if (reason === null) continue
-        out.push({ _tag: "Sell", rule, at: event.ts, price, reason })
+        out.push({ _tag: "Sell", rule, at: event.ts, price, reason, high: watched.high })
       }
       armed.delete(rule.id)
+      this.risen.delete(rule.id)
     }
     this.armed.prune(event.ref)
   }
 }
 
+/** How far behind the stored trailing highs may be. */
+export const HIGHS_EVERY = Duration.seconds(1)
+
 export interface ExitRulesService {
   readonly arm: (rule: StoredExitRule) => void
   readonly disarm: (ref: string, id: string) => void
+  /** The live high of an armed rule (the store's may be up to HIGHS_EVERY behind). */
+  readonly highOf: (ref: string, id: string) => number | null
 }
 
 export class ExitRules extends Context.Tag("whalewatch/ExitRules")<ExitRules, ExitRulesService>() {}
@@ -93,6 +130,8 @@ export const ExitRulesLive: Layer.Layer<ExitRules, never, OrderedFeed | Markets 
     // Subscribed before the store is read, so events published meanwhile wait in the subscription.
     const events = yield* PubSub.subscribe(yield* OrderedFeed)
     const watch = new ExitWatch()
+    // Rules a crash left armed after their sale was recorded end `executed` first; the rest are armed.
+    yield* ExitRulesStore.finish(yield* ExitRulesStore.soldOnLedger)
     for (const rule of yield* ExitRulesStore.armed) watch.arm(rule)
 
     /** Tries one step; how the rule ended, or null when it stays armed (re-armed here). */
@@ -109,12 +148,13 @@ export const ExitRulesLive: Layer.Layer<ExitRules, never, OrderedFeed | Markets 
         return Effect.succeed({ id: rule.id, status: "cancelled", at: step.at, reason: "market unknown", orderId: null })
       }
       const sale = { market: rule.market as PaperSell["market"], outcome: rule.outcome, action: "sell" as const, contracts: "all" as const }
-      return Effect.exit(accounts.commit(rule.accountId, prepareOrder(markets, info, side, sale, null, ""), step.at)).pipe(
+      const prepared = prepareOrder(markets, info, side, sale, saleKeyOf(rule.id, step.reason), "exit rule")
+      return Effect.exit(accounts.commit(rule.accountId, prepared, step.at)).pipe(
         Effect.map((exit): ExitOutcome | null => {
           if (Exit.isSuccess(exit) && exit.value !== null) {
             return { id: rule.id, status: "executed", at: step.at, reason: step.reason, orderId: exit.value.order.id }
           }
-          watch.arm(rule, step.price) // nothing fills now (no bid, market not open): the next price that fires tries again
+          watch.arm(rule, step.high) // nothing fills now (no bid, market not open): the next price that fires tries again
           return null
         }),
       )
@@ -137,7 +177,14 @@ export const ExitRulesLive: Layer.Layer<ExitRules, never, OrderedFeed | Markets 
         )
       }),
     ))
+    yield* Effect.forkScoped(Effect.repeat(
+      Effect.suspend(() => ExitRulesStore.saveHighs(watch.takeHighs())).pipe(
+        Effect.provide(sqlContext),
+        Effect.catchAllCause((cause) => Effect.logError("exit rules: storing trailing highs failed", cause)),
+      ),
+      Schedule.spaced(HIGHS_EVERY),
+    ))
     yield* Effect.logInfo(`exit rules armed: ${watch.size}`)
-    return { arm: (rule) => watch.arm(rule), disarm: (ref, id) => watch.disarm(ref, id) }
+    return { arm: (rule) => watch.arm(rule), disarm: (ref, id) => watch.disarm(ref, id), highOf: (ref, id) => watch.highOf(ref, id) }
   }),
 )

@@ -13,6 +13,7 @@ import follows from "./0009_follows.js"
 import marketAlerts from "./0010_market_alerts.js"
 import exitRules from "./0011_exit_rules.js"
 import recordPaperOrders from "./0012_record_paper_orders.js"
+import exitRuleTrail from "./0013_exit_rule_trail.js"
 
 export const loader = Migrator.fromRecord({
   "0001_foundation": foundation,
@@ -27,4 +28,5 @@ export const loader = Migrator.fromRecord({
   "0010_market_alerts": marketAlerts,
   "0011_exit_rules": exitRules,
   "0012_record_paper_orders": recordPaperOrders,
+  "0013_exit_rule_trail": exitRuleTrail,
 })
