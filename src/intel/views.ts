@@ -37,6 +37,24 @@ export interface MarketFigures {
 
 const sidePrice = (yes: number | null, side: 0 | 1): number | null => (yes === null ? null : side === 0 ? yes : roundPrice(1 - yes))
 
+type StateOf = NonNullable<ReturnType<IntelPipeline["contractState"]>>
+
+/**
+ * The winning outcome's name of a settled multi-contract market. Where sides are Yes and No (every venue but
+ * venue_b) the event's outcomes are its contracts: the one contract whose Yes won names the winner, by its
+ * label (the venue's wording, e.g. a nominee), or its title when it has none. Otherwise (venue_b, whose
+ * contracts name their own outcomes, or no single Yes won) it is the winning side of the most traded settled
+ * contract, the contract whose sides the list row shows while the market is open.
+ */
+const eventWinner = (states: ReadonlyArray<StateOf>, lead: StateOf): string | null => {
+  const yesWon = states.filter((s) => s.status === "settled" && s.info.sides[0].name === "Yes" && s.result === "Yes")
+  const only = yesWon.length === 1 ? yesWon[0] : undefined
+  if (only !== undefined) return only.info.sides[0].label === "Yes" ? only.info.title : only.info.sides[0].label
+  if (lead.status === "settled" && lead.result !== null) return lead.result
+  const settled = states.filter((s) => s.status === "settled" && s.result !== null)
+  return settled.length === 0 ? null : settled.reduce((a, b) => (b.figures.tradedUsd > a.figures.tradedUsd ? b : a)).result
+}
+
 /** A market's live figures; undefined when the ref is unknown. */
 export const marketFigures = (p: IntelPipeline, ref: string, asOf = p.now): MarketFigures | undefined => {
   const contracts = p.contractsOf(ref)
@@ -52,9 +70,7 @@ export const marketFigures = (p: IntelPipeline, ref: string, asOf = p.now): Mark
   const status: MarketLifecycle = ended
     ? (states.some((s) => s.status === "settled") ? "settled" : "void")
     : states.every((s) => s.status !== "open") ? "closed" : "open"
-  const winner = states.length === 1
-    ? (states[0]?.result ?? null)
-    : (states.find((s) => s.status === "settled" && s.result === s.info.sides[0].name)?.info.title ?? null)
+  const winner = states.length === 1 ? (states[0]?.result ?? null) : eventWinner(states, lead)
   const settledAt = ended ? Math.max(...states.map((s) => s.settledAt ?? -Infinity)) : null
   return {
     ref,

@@ -3,7 +3,8 @@ import { intelConfig } from "../../src/intel/config.js"
 import { IntelPipeline, type StoredTrade } from "../../src/intel/pipeline.js"
 import { tradeRowOf } from "../../src/intel/rows.js"
 import { marketCall, marketFigures, winningPositionRows } from "../../src/intel/views.js"
-import { aMarket, MIN, NO, opened, priced, settled, T0, traded, voided } from "../support/intel-events.js"
+import type { MarketInfo, MarketSide } from "../../src/domain/market-events.js"
+import { aMarket, MIN, NO, opened, priced, settled, T0, traded, voided, YES } from "../support/intel-events.js"
 
 const latest = (trades: ReadonlyArray<StoredTrade>): Map<string, StoredTrade> => new Map(trades.map((t) => [t.id, t]))
 
@@ -93,6 +94,40 @@ describe("settlement", () => {
     expect([...latest(changes.trades).values()].map((t) => [t.result, t.profit])).toEqual([["void", 0]])
     expect(changes.settlements).toHaveLength(1)
     expect(p.recordRow("venue_a:ann", null, null)).toMatchObject({ settled: 0, voids: 1 })
+  })
+})
+
+describe("the result of a settled multi-contract market", () => {
+  const nominee = (contract: string, label: string) =>
+    aMarket({ contract, event: "venue_a:event:OSC", eventTitle: "Best Picture", title: `Will ${label} win?`, sides: [{ ...YES, label }, { ...NO, label }] })
+  const settle = (p: IntelPipeline, markets: ReadonlyArray<MarketInfo>, winners: ReadonlyArray<MarketSide>, usd: ReadonlyArray<number>) =>
+    markets.forEach((m, i) => p.applyAll([opened(m), traded(m, { ts: T0 + i, price: 0.5, usd: usd[i] as number }), settled(m, T0 + 100, winners[i])]))
+
+  it("on Yes/No venues is the label of the one contract whose Yes won (its title without a label of its own)", () => {
+    const p = new IntelPipeline()
+    const [a, b, c] = [nominee("A", "Anora"), nominee("B", "The Brutalist"), nominee("C", "Yes")]
+    settle(p, [a, b, c], [NO, YES, NO], [9_000, 1_000, 5_000])
+    expect(marketFigures(p, "venue_a:event:OSC")).toMatchObject({ status: "settled", result: "The Brutalist" })
+    const q = new IntelPipeline()
+    settle(q, [a, c], [NO, YES], [9_000, 1_000])
+    expect(marketFigures(q, "venue_a:event:OSC")?.result).toBe("Will Yes win?")
+  })
+
+  it("is otherwise the winning side of the most traded settled contract (venue_b names its sides; no Yes won)", () => {
+    const p = new IntelPipeline()
+    const [a, b] = [nominee("A", "Anora"), nominee("B", "The Brutalist")]
+    settle(p, [a, b], [NO, NO], [1_000, 9_000])
+    expect(marketFigures(p, "venue_a:event:OSC")).toMatchObject({ status: "settled", result: "No" })
+    const liberty = { id: "l", name: "Liberty", label: "Liberty" }
+    const sky = { id: "s", name: "Sky", label: "Sky" }
+    const over = { id: "o", name: "Over", label: "Over" }
+    const under = { id: "u", name: "Under", label: "Under" }
+    const game = { venue: "venue_b" as const, event: "venue_b:event:G", eventTitle: "Liberty vs Sky" }
+    const moneyline = aMarket({ ...game, contract: "ML", title: "Liberty vs Sky", sides: [liberty, sky] })
+    const total = aMarket({ ...game, contract: "OU", title: "O/U 167.5", sides: [over, under] })
+    const q = new IntelPipeline()
+    settle(q, [moneyline, total], [sky, under], [20_000, 3_000])
+    expect(marketFigures(q, "venue_b:event:G")).toMatchObject({ status: "settled", result: "Sky" })
   })
 })
 
