@@ -34,6 +34,18 @@ const closedStruct = (fields: Fields): Schema.Schema.Any =>
 
 const hasBody = (op: AnyOperation) => op.method === "POST" || op.method === "PUT" || op.method === "PATCH"
 
+/**
+ * A body Schema that also takes a request with no body (HttpApi reads it as `null`) as `{}`, so a body whose
+ * fields are all optional may be left out (POST /v1/events: "An empty body is valid") and any other names its
+ * first missing field. A JSON object is decoded by `body` alone, so its errors are unchanged.
+ */
+const orNoBody = (body: Schema.Schema.Any): Schema.Schema.Any =>
+  Schema.Union(body, Schema.transformOrFail(Schema.Null, Schema.typeSchema(body), {
+    strict: false,
+    decode: (_, options) => ParseResult.decodeUnknown(body)({}, options),
+    encode: () => ParseResult.succeed(null),
+  }))
+
 /** The path, query, body and header Schemas of an operation's input, each but the headers rejecting unknown fields. */
 export const httpInput = (op: AnyOperation): {
   readonly path: Schema.Schema.Any | undefined
@@ -63,7 +75,7 @@ export const httpInput = (op: AnyOperation): {
     path: fields !== undefined && params.length > 0 ? strict(closedStruct(pick(fields, (n) => params.includes(n)))) : undefined,
     // Every route declares its query, an empty one for body routes, so unknown parameters are VALIDATION.
     urlParams: strict(!hasBody(op) && rest !== undefined ? rest : closedStruct({})),
-    payload: hasBody(op) ? strict(rest ?? op.input) : undefined,
+    payload: hasBody(op) ? strict(orNoBody(strict(rest ?? op.input))) : undefined,
     headers,
   }
 }

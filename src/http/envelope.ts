@@ -57,10 +57,15 @@ const isTagged = (u: unknown, tag: string): u is Record<string, unknown> =>
 
 /** One sentence naming the field, from the first decode issue. */
 export const decodeSentence = (issues: ReadonlyArray<DecodeIssue>, query: URLSearchParams): string => {
-  const issue = issues.find((i) => i._tag === "Unexpected") ?? issues[0]
+  // No body decodes as `{}` too (api.ts `orNoBody`), so its issues follow the refusal of `null`: name those.
+  const noBody = issues[0]?.path.length === 0 && /, actual null$/.test(issues[0].message)
+  const issue = issues.find((i) => i._tag === "Unexpected") ?? (noBody ? issues.find((i) => i.path.length > 0) : undefined) ?? issues[0]
   if (issue === undefined) return "The request does not match the schema"
   const path = issue.path.map(String).join(".")
   const last = String(issue.path[issue.path.length - 1] ?? "")
+  // A type mismatch at the root is the body's (the path and query are always objects); a root filter's own
+  // message is kept.
+  if (path === "" && issue._tag === "Type" && /^Expected .*, actual /s.test(issue.message)) return "The request body must be a JSON object"
   if (path === "") return `Invalid request: ${issue.message}`
   if (issue._tag === "Unexpected") {
     return issue.path.length === 1 && query.has(last) ? `Unknown query parameter \`${path}\`` : `Unknown field \`${path}\``

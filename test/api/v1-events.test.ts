@@ -69,6 +69,12 @@ describe("POST /v1/events", () => {
     }
   })
 
+  it("takes a request with no body at all as the empty body", async () => {
+    const none = await call(f.url, "/v1/events", { method: "POST", token: f.token() })
+    expect(none.status).toBe(200)
+    expect(none.body.data).toEqual((await post({})).body.data)
+  })
+
   it("pages by limit and offset", async () => {
     const ten = await events({ limit: 10 })
     const first = await events({ limit: 5 })

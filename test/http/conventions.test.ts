@@ -142,6 +142,19 @@ describe("validation", () => {
     expect(a.body.error).toMatch(/JSON/)
   })
 
+  it("no body is an empty object: its first missing field is named; a body that is not an object is VALIDATION", async () => {
+    for (const headers of [{}, { "content-type": "application/json" }]) {
+      const none = await call(server.url, "/v2/test-things", { token: "full", method: "POST", headers })
+      expectError(none, 400, "VALIDATION")
+      expect(none.body.error).toBe("`label` is required")
+    }
+    for (const rawBody of ["[1]", "\"x\"", "null", "3"]) {
+      const notObject = await call(server.url, "/v2/test-things", { token: "full", method: "POST", rawBody })
+      expectError(notObject, 400, "VALIDATION")
+      expect(notObject.body.error, rawBody).toBe(rawBody === "null" ? "`label` is required" : "The request body must be a JSON object")
+    }
+  })
+
   it("a missing or out-of-range field is VALIDATION naming it", async () => {
     const missing = await post("/v2/test-things", {})
     expectError(missing, 400, "VALIDATION")
