@@ -8,7 +8,8 @@
 // - DELETE /v2/bots/{id} (write) ends a paper bot of any kind (status `ended`, answered with the full
 //   bot); it stops trading, its open trades still settle, it stays listed, and it no longer counts
 //   toward the 20-bot limits. Deleting an ended bot answers the same bot again.
-// - An ended bot cannot be resumed (PATCH status → VALIDATION). A malformed bot id is NOT_FOUND.
+// - An ended bot cannot be resumed (PATCH status → VALIDATION), and it no longer counts as the account's
+//   bot on its trader: a new trader bot on that trader may be created. A malformed bot id is NOT_FOUND.
 // - A market bot needs an open market (VALIDATION otherwise); `series: true` needs a market of a
 //   repeating series (VALIDATION otherwise). An event ref with one contract stands for that contract.
 // - `since`, `result`, `limit` and `cursor` of Get Bot apply to `include=trades` and are ignored without it.
@@ -112,6 +113,8 @@ const marketContext = (request: MarketBotRequest, accountId: string, createdAt: 
         error: `trigger.outcome must be one of the market's sides (${info.sides.map((s) => s.name).join(", ")}), or yes or no`,
       })
     }
+    const status = bots.markets.status(ref)
+    if (status !== "open") return yield* new Validation({ error: `trigger.market: ${ref} is not open (${status ?? "unknown"})` })
     if (request.series && info.series === null) {
       return yield* new Validation({ error: "series: this market is not part of a repeating series" })
     }
@@ -119,7 +122,8 @@ const marketContext = (request: MarketBotRequest, accountId: string, createdAt: 
       ...base(newBotId("market"), accountId, createdAt, request.series && info.series !== null ? info.series : info.title, request.alerts),
       kind: "market",
       settings: {
-        market: { ref, contract: ref, title: info.title, venue: info.venue }, side, outcome: side === 0 ? "Yes" : "No",
+        // As a paper order's market object: the event's ref when the contract is one of an event's.
+        market: { ref: info.event ?? ref, contract: ref, title: info.title, venue: info.venue }, side, outcome: side === 0 ? "Yes" : "No",
         sideName: info.sides[side].name, rule, sizing: request.sizing as UsdSizing, followSeries: request.series,
         seriesId: info.series,
       },

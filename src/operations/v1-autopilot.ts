@@ -8,7 +8,7 @@
 //   `{ trader, platform, traderId, mode, enabled, bot }` with the full trader bot (null when there is none).
 // - Paper, enabled: creates the trader bot (sizing and mirrorExits as POST /v2/bots takes them) or sets the
 //   existing one running (with the sizing / mirrorExits sent). Paper, disabled: pauses it (nothing when
-//   there is none). A trader bot that has ended cannot be resumed: AUTOPILOT_NOT_READY saying so.
+//   there is none). An ended trader bot is not the autopilot any more: enabling creates a new one.
 // - Live: `venue_b` is paper only (LIVE_TRADING_UNAVAILABLE). On `venue_a` live autopilot needs the account's
 //   own connected venue key, which this service never holds: AUTOPILOT_NOT_READY with that blocker.
 //   Disabling live autopilot answers `enabled: false` (none runs).
@@ -74,7 +74,10 @@ export const setAutopilot = operation({
     let existing: string | undefined
     for (const id of registry.ids()) {
       const bot = registry.context(id)
-      if (bot?.kind === "trader" && bot.accountId === ctx.principal.accountId && bot.settings.trader.ref === trader) existing = id
+      if (
+        bot?.kind === "trader" && bot.accountId === ctx.principal.accountId && bot.settings.trader.ref === trader &&
+        registry.status(id) !== "ended"
+      ) existing = id
     }
     const settings = {
       ...(request.sizing === undefined ? {} : { sizing: request.sizing }),
@@ -84,10 +87,6 @@ export const setAutopilot = operation({
       if (!enabled) return answer(null, false)
       const create = yield* decodeFor(BotCreateRequest, { trigger: { trader }, ...settings })
       return answer(yield* createBot.run(create, ctx), true)
-    }
-    if (registry.status(existing) === "ended") {
-      if (!enabled) return answer(null, false)
-      return yield* new AutopilotNotReady({ error: `autopilot cannot start: the trader bot ${existing} on ${trader} has ended and cannot be resumed` })
     }
     const patch = yield* decodeFor(UpdateBotInput, { id: existing, status: enabled ? "running" : "paused", ...settings })
     return answer(yield* updateBot.run(patch, ctx), enabled)

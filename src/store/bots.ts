@@ -37,7 +37,8 @@ export const newBotId = (kind: BotKindName): string => `${kind}:${randomBytes(12
 
 /**
  * Inserts a bot unless the account already has `limit` bots of its kind that have not ended (signal and
- * market bots), or already copies that trader (trader bots). Committed before it returns.
+ * market bots), or already copies that trader with a bot that has not ended (trader bots). Committed before
+ * it returns.
  */
 const insert = (row: BotRow, createdAt: Date, limit: number | null): Effect.Effect<InsertOutcome, never, SqlClient.SqlClient> =>
   Effect.gen(function* () {
@@ -45,7 +46,8 @@ const insert = (row: BotRow, createdAt: Date, limit: number | null): Effect.Effe
     return yield* underAccountLock(sql, "bots", row.accountId, Effect.gen(function* () {
       if (row.trader !== null) {
         const same = yield* sql<{ n: number }>`
-          SELECT count(*)::int AS n FROM bots WHERE account_id = ${row.accountId} AND kind = 'trader' AND trader = ${row.trader}`
+          SELECT count(*)::int AS n FROM bots
+          WHERE account_id = ${row.accountId} AND kind = 'trader' AND trader = ${row.trader} AND status <> 'ended'`
         if ((same[0]?.n ?? 0) > 0) return "duplicate" as const
       }
       if (limit !== null) {

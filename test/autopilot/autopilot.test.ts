@@ -40,13 +40,15 @@ describe("PATCH /v1/traders/{platform}/{traderId}/autopilot", () => {
     expect((await autopilot("venue_a/ann", { enabled: false }, "other")).body.data).toMatchObject({ enabled: false, bot: null })
   })
 
-  it("an ended trader bot cannot be resumed: AUTOPILOT_NOT_READY", async () => {
+  it("an ended trader bot is not the autopilot any more: disabling finds none, enabling creates a new bot", async () => {
     const on = await autopilot("venue_b/0xwhale", { enabled: true })
     const id = on.body.data.bot.id as string
     expect((await s.as("write", `/v2/bots/${encodeURIComponent(id)}`, { method: "DELETE" })).status).toBe(200)
+    expect((await autopilot("venue_b/0xwhale", { enabled: false })).body.data).toMatchObject({ enabled: false, bot: null })
     const again = await autopilot("venue_b/0xwhale", { enabled: true })
-    expect(again.status).toBe(409)
-    expect(again.body).toMatchObject({ success: false, code: "AUTOPILOT_NOT_READY", error: expect.stringContaining("ended") })
+    expect(again.status).toBe(200)
+    expect(again.body.data).toMatchObject({ enabled: true, bot: { status: "running", settings: { trader: { ref: "venue_b:0xwhale" } } } })
+    expect(again.body.data.bot.id).not.toBe(id)
   })
 
   it("live: venue_b is LIVE_TRADING_UNAVAILABLE, venue_a AUTOPILOT_NOT_READY (no connected key); disabling answers off", async () => {

@@ -1,7 +1,7 @@
 // POST/GET/PATCH/DELETE /v2/bots end to end through the HTTP door: every VALIDATION / NOT_FOUND /
 // SCOPE_REQUIRED case of the per-operation tables, limits at their edges, includes charged, paging.
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { aListing } from "../actors/market-builders.js"
+import { aListing, aSettlement } from "../actors/market-builders.js"
 import { aBookedMarket, T0 } from "./builders.js"
 import { startBotsServer, type BotsServer } from "./server.js"
 
@@ -48,6 +48,11 @@ describe("POST /v2/bots", () => {
     expectCode(await post({ trigger: { trader: "venue_a:nobody" } }), 404, "NOT_FOUND")
     expectCode(await post({ trigger: { trader: "venue_d:someone" } }), 400, "VALIDATION")
     // Per account: another account may copy the same trader.
+    const others = await post({ trigger: { trader: "venue_a:alice" } }, "other")
+    expect(others.status).toBe(201)
+    // Once that bot has ended, the account may copy the trader again.
+    expectCode(await post({ trigger: { trader: "venue_a:alice" } }, "other"), 400, "VALIDATION")
+    expect((await s.as("other", `/v2/bots/${encodeURIComponent(others.body.data.id)}`, { method: "DELETE" })).status).toBe(200)
     expect((await post({ trigger: { trader: "venue_a:alice" } }, "other")).status).toBe(201)
   })
 
@@ -75,6 +80,15 @@ describe("POST /v2/bots", () => {
     expectCode(await post({ trigger: { market: "venue_a:C1", outcome: "yes", rule: { buyBelow: 0.3, buyAbove: 0.6 } } }), 400, "VALIDATION")
     expectCode(await post({ trigger: { market: "venue_a:C1", outcome: "yes", rule: { maxHoldHours: 721 } } }), 400, "VALIDATION")
     expectCode(await post({ trigger: { market: "venue_a:C1", outcome: "yes", rule: {} }, series: true }), 400, "VALIDATION")
+    // A market that has ended is no market to trade.
+    s.feed(aListing({ contract: "S9", t: T0 }), aSettlement({ contract: "S9", t: T0 + 1, winner: "yes" }))
+    const ended = await post({ trigger: { market: "venue_a:S9", outcome: "yes", rule: {} } })
+    expectCode(ended, 400, "VALIDATION")
+    expect(ended.body.error).toContain("trigger.market")
+    // A contract of an event: the market object names the event, as a paper order's does.
+    const ofEvent = await post({ trigger: { market: "venue_a:E1a", outcome: "yes", rule: { buyBelow: 0.01 } } }, "other")
+    expect(ofEvent.status).toBe(201)
+    expect(ofEvent.body.data.settings.market).toMatchObject({ ref: "venue_a:event:E1", contract: "venue_a:E1a" })
   })
 
   it("a market bot with no buy trigger buys at once; its trade shows with include=trades", async () => {
@@ -133,7 +147,9 @@ describe("GET /v2/bots and /v2/bots/{id}", () => {
     const venueB = await s.as("write", "/v2/bots?venue=venue_b&kind=trader&kind=market")
     expect(venueB.body.data.map((b: any) => b.name)).toEqual(["0xbob"])
     const ended = await s.as("other", "/v2/bots?status=ended")
-    expect(ended.body.data).toHaveLength(1)
+    // The trader bot on alice ended by the duplicate test, and one more ended before.
+    expect(ended.body.data).toHaveLength(2)
+    expect(ended.body.data.map((b: any) => b.kind)).toContain("trader")
     const page1 = await s.as("other", "/v2/bots?limit=5&kind=signal")
     expect(page1.body.data).toHaveLength(5)
     const page2 = await s.as("other", `/v2/bots?limit=5&kind=signal&cursor=${page1.body.nextCursor}`)

@@ -30,7 +30,7 @@ export const aWorld = (options: { readonly record?: boolean; readonly config?: I
   const markets = new MarketRegistry((e) => void pending.push(e))
   const m = marketsOf(markets)
   const reads: MarketReads = {
-    info: (ref) => m.info(ref), book: (ref) => m.book(ref), yesPrice: (ref) => m.yesPrice(ref),
+    info: (ref) => m.info(ref), book: (ref) => m.book(ref), yesPrice: (ref) => m.yesPrice(ref), status: (ref) => m.status(ref),
     openRefs: () => m.openRefs(), contractsOfEvent: (ref) => m.contractsOfEvent(ref),
   }
   const pipeline = new IntelPipeline(options.config)

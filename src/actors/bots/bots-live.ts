@@ -63,6 +63,7 @@ export const makeBotsLayer = (options: BotsOptions = {}): Layer.Layer<Bots, neve
         info: (ref) => markets.info(ref),
         book: (ref) => markets.book(ref),
         yesPrice: (ref) => markets.yesPrice(ref),
+        status: (ref) => markets.status(ref),
         openRefs: () => markets.openRefs(),
         contractsOfEvent: (ref) => markets.contractsOfEvent(ref),
       }

@@ -15,7 +15,7 @@
 // The registry never touches the database or a bus: emitted fills go to `onTraded` (the paper accounts),
 // and the bots whose money or status moved wait in `dirty` until the store layer drains them.
 import { type Actor, createActor } from "xstate"
-import type { MarketEvent, MarketInfo } from "../../domain/market-events.js"
+import type { MarketEvent, MarketInfo, MarketLifecycle } from "../../domain/market-events.js"
 import type { IntelEvent } from "../../intel/intel-bus.js"
 import type { StoredTrade } from "../../intel/pipeline.js"
 import type { BookView } from "../markets/registry.js"
@@ -35,6 +35,7 @@ export interface MarketReads {
   readonly info: (ref: string) => MarketInfo | null
   readonly book: (ref: string) => BookView | null
   readonly yesPrice: (ref: string) => number | null
+  readonly status: (ref: string) => MarketLifecycle | null
   readonly openRefs: () => ReadonlyArray<string>
   /** Contract refs of an event ref (empty for a contract or an unknown ref). */
   readonly contractsOfEvent: (eventRef: string) => ReadonlyArray<string>

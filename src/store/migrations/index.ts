@@ -14,6 +14,7 @@ import marketAlerts from "./0010_market_alerts.js"
 import exitRules from "./0011_exit_rules.js"
 import recordPaperOrders from "./0012_record_paper_orders.js"
 import exitRuleTrail from "./0013_exit_rule_trail.js"
+import traderBotOnceLive from "./0014_trader_bot_once_live.js"
 
 export const loader = Migrator.fromRecord({
   "0001_foundation": foundation,
@@ -29,4 +30,5 @@ export const loader = Migrator.fromRecord({
   "0011_exit_rules": exitRules,
   "0012_record_paper_orders": recordPaperOrders,
   "0013_exit_rule_trail": exitRuleTrail,
+  "0014_trader_bot_once_live": traderBotOnceLive,
 })
