@@ -109,9 +109,10 @@ export const getPaperAccount = operation({
         }).slice(0, take)),
     })
     const positions = { data: positionsPage.data.map((h) => positionOf(h, accounts.priceOf(h))), nextCursor: positionsPage.nextCursor }
-    if (!(input.include ?? []).includes("orders")) return { totals, positions }
-
     const since = input.since ?? null
+    const wanted = (input.include ?? []).includes("orders")
+    // Without include=orders an `ordersCursor` is still checked (a foreign one is VALIDATION) but reads nothing.
+    if (!wanted && input.ordersCursor === undefined) return { totals, positions }
     const orders = yield* paginate({
       listing: "getPaperAccount.orders",
       input: orderFilters(input),
@@ -119,11 +120,14 @@ export const getPaperAccount = operation({
       key: OrderKey,
       keyOf: (o: PaperOrderRow & { readonly at: number }) => [o.at, o.id] as const,
       fetch: (after, take) =>
-        Effect.map(
-          PaperStore.orders({ accountId, kind: "hand", since, after: Option.getOrNull(after), take }),
-          (rows) => rows.map((o) => ({ ...paperOrderOf(o), profit: o.profit, at: o.filledAt })),
-        ),
+        wanted
+          ? Effect.map(
+            PaperStore.orders({ accountId, kind: "hand", since, after: Option.getOrNull(after), take }),
+            (rows) => rows.map((o) => ({ ...paperOrderOf(o), profit: o.profit, at: o.filledAt })),
+          )
+          : Effect.succeed([]),
     })
+    if (!wanted) return { totals, positions }
     return {
       totals,
       positions,

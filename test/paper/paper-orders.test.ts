@@ -370,6 +370,14 @@ describe("GET /v2/paper", () => {
     const recent = (await paper("alice", `?include=orders&limit=200&since=${encodeURIComponent(since)}`)).body.data.orders.data
     expect(recent.every((o: any) => o.filledAt >= since)).toBe(true)
     expect((await paper("alice")).body.data.orders).toBeUndefined()
+    // Without include=orders an orders cursor is still checked: a good one reads nothing, a foreign one is VALIDATION.
+    const quiet = await paper("alice", `?ordersCursor=${encodeURIComponent(p1.nextCursor)}`)
+    expect(quiet.status).toBe(200)
+    expect(quiet.body.data.orders).toBeUndefined()
+    for (const cursor of ["abc", p1.nextCursor.slice(0, -2) + "xx"]) {
+      const bad = await paper("alice", `?ordersCursor=${encodeURIComponent(cursor)}`)
+      expect(bad.body).toMatchObject({ code: "VALIDATION", error: expect.stringContaining("cursor") })
+    }
   })
 
   it("a bot's fill that reaches the account after its market settled or was voided is settled at once", async () => {
