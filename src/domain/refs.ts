@@ -2,10 +2,24 @@
 // bot id `trader:|signal:|market:<id>`. Branded, so a string must be decoded before it is used as one.
 import { Schema } from "effect"
 
+/** A wallet address as a handle (venue_b): hex, so any letter case names the same wallet. */
+const WALLET = /^0x[0-9a-fA-F]{40}$/
+
+/** A venue_b wallet in lower case, as the venue's data API writes it (a checksummed address mixes cases). */
+export const canonicalHandle = (venue: string, handle: string): string =>
+  venue === "venue_b" && WALLET.test(handle) ? handle.toLowerCase() : handle
+
+/** `<venue>:<handle>` with the handle made canonical (see `canonicalHandle`). */
+export const canonicalTraderRef = (ref: string): string => {
+  const at = ref.indexOf(":")
+  return at < 0 ? ref : `${ref.slice(0, at)}:${canonicalHandle(ref.slice(0, at), ref.slice(at + 1))}`
+}
+
 export const TraderRef = Schema.String.pipe(
   Schema.pattern(/^(venue_a|venue_b):[^\s]{1,128}$/, {
     message: () => "must be a trader ref `<venue>:<handle>` on venue_a or venue_b",
   }),
+  Schema.transform(Schema.String, { strict: true, decode: canonicalTraderRef, encode: (ref) => ref }),
   Schema.brand("TraderRef"),
 )
 export type TraderRef = typeof TraderRef.Type

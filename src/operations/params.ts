@@ -7,7 +7,10 @@ import { Schema } from "effect"
 /** The most values a repeatable filter takes (spec: Limits, "Repeated filter values"). */
 export const MAX_REPEATED = 50
 
-const Numeric = Schema.Union(Schema.Number, Schema.NumberFromString)
+/** Decimal text only: `Number()` would also take "0x10", "1e1", " 10" and "Infinity". */
+const DecimalText = Schema.compose(Schema.String.pipe(Schema.pattern(/^-?(?:\d+\.?\d*|\.\d+)$/)), Schema.NumberFromString)
+
+const Numeric = Schema.Union(Schema.Number, DecimalText)
 
 /** An integer from `min` to `max`, given as a number or a decimal string. */
 export const IntParam = (name: string, min: number, max: number) =>

@@ -291,12 +291,13 @@ const detail = (input: GetTraderInput, ctx: OperationContext) =>
   Effect.gen(function* () {
     yield* checkRef(input.ref)
     const includes = yield* includesOf(input.include)
-    if (includes.length > 0) yield* ctx.charge(includes.length)
     const now = yield* Clock.currentTimeMillis
     const trades = yield* namedTradesOf(input.ref, now)
     if (trades.length === 0) return yield* new NotFound({ error: `No trader has the ref ${input.ref}` })
     const record = traderRecord(recordRows(trades.map((t) => t.trade), now, config), input.ref, "all", config)
     if (record === null) return yield* new NotFound({ error: `No trader has the ref ${input.ref}` })
+    // Includes are charged once the trader is known, as Get Market does: a 404 costs one request.
+    if (includes.length > 0) yield* ctx.charge(includes.length)
     const whole = yield* wholeRecords(now)
     const perTrader = new Map<string, Array<AggregateDb>>()
     for (const g of whole) perTrader.set(g.trader, [...(perTrader.get(g.trader) ?? []), g])

@@ -11,6 +11,7 @@ import { alsoAt, operation } from "./operation.js"
 import { placePaperOrder } from "./paper-orders.js"
 import { GetTraderInput, getTrader, listTraders } from "./traders.js"
 import { TraderId } from "./v1-follows.js"
+import { canonicalTraderRef } from "../domain/refs.js"
 
 export const getMarketV1 = alsoAt(getMarket, { name: "getMarketV1", path: "/v1/markets/:ref" })
 
@@ -24,5 +25,5 @@ export const getTraderV1 = operation({
   input: Schema.Struct({ platform: Platform, traderId: TraderId, include: GetTraderInput.fields.include }).annotations(STRICT),
   output: getTrader.output,
   run: (input, ctx) =>
-    getTrader.run({ ref: `${input.platform}:${input.traderId}`, ...(input.include === undefined ? {} : { include: input.include }) }, ctx),
+    getTrader.run({ ref: canonicalTraderRef(`${input.platform}:${input.traderId}`), ...(input.include === undefined ? {} : { include: input.include }) }, ctx),
 })

@@ -23,6 +23,7 @@ import { Sizing } from "../domain/signal.js"
 import { createBot, UpdateBotInput, updateBot } from "./bots.js"
 import { operation } from "./operation.js"
 import { TraderId } from "./v1-follows.js"
+import { canonicalTraderRef } from "../domain/refs.js"
 
 export const SetAutopilotRequest = Schema.Struct({
   platform: Platform,
@@ -59,7 +60,7 @@ export const setAutopilot = operation({
     if (platform !== "venue_a" && platform !== "venue_b") {
       return yield* new Validation({ error: `platform: only venue_a and venue_b name traders, not ${platform}` })
     }
-    const trader = `${platform}:${traderId}`
+    const trader = canonicalTraderRef(`${platform}:${traderId}`)
     const answer = (bot: Bot | null, on: boolean) => ({ trader, platform, traderId, mode, enabled: on, bot })
     if (mode === "live") {
       if (!enabled) return answer(null, false)

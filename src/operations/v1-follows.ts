@@ -19,6 +19,7 @@ import { BotStore } from "../store/bots.js"
 import { Follows } from "../store/follows.js"
 import { operation } from "./operation.js"
 import { isoOf } from "../intel/rows.js"
+import { canonicalTraderRef } from "../domain/refs.js"
 
 
 export const TraderId = Schema.String.pipe(
@@ -59,7 +60,7 @@ export const setFollow = operation({
     if (platform !== "venue_a" && platform !== "venue_b") {
       return yield* new Validation({ error: `platform: only venue_a and venue_b name traders, not ${platform}` })
     }
-    const trader = `${platform}:${traderId}`
+    const trader = canonicalTraderRef(`${platform}:${traderId}`)
     const known = yield* BotStore.trader(trader)
     const accountId = ctx.principal.accountId
     if (!request.follow) {

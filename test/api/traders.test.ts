@@ -174,6 +174,11 @@ describe("GET /v2/traders/{ref}", () => {
     const unknown = await get("/v2/traders/venue_a%3Anobody")
     expect(unknown.status).toBe(404)
     expect(unknown.body.code).toBe("NOT_FOUND")
+    // A 404 costs its one request: includes are charged once the trader is known.
+    const before = Number(unknown.headers.get("x-ratelimit-remaining"))
+    const withIncludes = await get("/v2/traders/venue_a%3Anobody?include=curve,habits")
+    expect(withIncludes.status).toBe(404)
+    expect(Number(withIncludes.headers.get("x-ratelimit-remaining"))).toBe(before - 1)
     const venue = await get("/v2/traders/venue_d%3Asomeone")
     expect(venue.status).toBe(400)
     expect(venue.body.code).toBe("VALIDATION")

@@ -272,6 +272,11 @@ describe("venue_b hand-written frames", () => {
       })
     })
 
+    it("a checksummed (mixed-case) wallet is the same trader as its lower-case form", () => {
+      const checksummed = "0xA0F21E6d351BAA9185716B5c00C2925eD9621848"
+      expect(only(decodeVenueB({ ...row, proxyWallet: checksummed }, AT), "TradeAttributed").trader.id).toBe(wallet)
+    })
+
     it("a wallet address is never a name: pseudonym, else null", () => {
       const name = (patch: Partial<VenueBTradeRow>) =>
         only(decodeVenueB({ ...row, ...patch }, AT), "TradeAttributed").trader.name

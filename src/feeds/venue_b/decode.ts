@@ -3,6 +3,7 @@
 // is a heartbeat (nothing decoded, nothing rejected). Hand-written checks, not a Schema decode per
 // frame: this is the ingest hot path (see bench/feeds.ts). Shapes: ./frames.ts.
 import type { Decoded, FeedEvent, FeedOutcome, Level } from "../../domain/feed-events.js"
+import { canonicalHandle } from "../../domain/refs.js"
 import {
   EMPTY, NOT_JSON, array, bad, categoryKind, decimalOrNaN, decodeEach, epoch, epochOrNaN, isRecord, isoOrNaN,
   optionalString, parseText, price, record, rejectedOnly, round6, size, string,
@@ -228,7 +229,7 @@ const publicName = (o: Record<string, unknown>): string | null => {
 const tradeRow = (o: Record<string, unknown>, receivedAt: number, out: Array<FeedEvent>): void => {
   const type = o["type"]
   if (type !== undefined && type !== "TRADE") return // `/activity` rows: redeems, rebates, merges
-  const wallet = string(o["proxyWallet"], "proxyWallet")
+  const wallet = canonicalHandle("venue_b", string(o["proxyWallet"], "proxyWallet"))
   const contracts = round6(size(o["size"], "size"))
   if (contracts === 0) return bad("size is zero")
   out.push({
