@@ -334,10 +334,11 @@ export type V1Breakdown = typeof V1Breakdown.Type
 
 /**
  * The followed venues among v1 platform ids (`venue_e`, `venue_f`, `venue_g` name no followed feed);
- * undefined when `platforms` is (every venue). An empty result matches nothing.
+ * undefined (every venue) when `platforms` is omitted or empty, as every other empty criteria list means
+ * "all". Naming only venues with no followed feed matches nothing.
  */
 export const followedVenues = (platforms: ReadonlyArray<Platform> | undefined): ReadonlyArray<Venue> | undefined =>
-  platforms === undefined ? undefined : VENUES.filter((v: Venue) => platforms.includes(v))
+  platforms === undefined || platforms.length === 0 ? undefined : VENUES.filter((v: Venue) => platforms.includes(v))
 
 // Strategies (save_strategy, list_strategies, get_performance; shapes not shown by the spec) ------------
 
