@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest"
 import {
   aClose, aDelta, anAttribution, aListing, aPrint, aSettlement, aSnapshot, aTicker, aVoid, collector,
 } from "../../../test/actors/market-builders.js"
-import { MarketRegistry } from "./registry.js"
+import { HISTORY_KEPT_MS, MarketRegistry } from "./registry.js"
 
 const HOUR = 3_600_000
 
@@ -112,10 +112,15 @@ describe("MarketRegistry", () => {
     expect(registry.record("venue_a:S")).toMatchObject({ status: "settled", winner: { id: "yes" }, lastPrice: 0.8, settledAt: 1_000, closedAt: 1_000 })
     expect(registry.status("venue_a:V")).toBe("void")
     expect(registry.book("venue_a:S")?.sides[0].bids).toEqual([])
-    expect(registry.bars("venue_a:S", 0, HOUR)).toEqual([])
+    // Its prices stay readable (Get Market's history) for HISTORY_KEPT_MS after its last bar.
+    expect(registry.bars("venue_a:S", 0, HOUR)).toMatchObject([{ start: 0, close: 0.8, trades: 1 }])
     registry.deliver([aPrint({ contract: "S", t: HOUR + 2_000 })])
     expect(registry.counters.afterRetired).toBe(1)
     expect(registry.refs()).toEqual(["venue_a:O", "venue_a:S", "venue_a:V"])
+    registry.advance(HISTORY_KEPT_MS - 1)
+    expect(registry.bars("venue_a:S", 0, HOUR)).toHaveLength(1)
+    registry.advance(HISTORY_KEPT_MS)
+    expect(registry.bars("venue_a:S", 0, HOUR)).toEqual([])
   })
 
   it("retires on `advance` too, when the feed is quiet", () => {

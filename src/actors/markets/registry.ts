@@ -16,7 +16,7 @@ import { type Actor, createActor } from "xstate"
 import type { FeedBatch } from "../bus.js"
 import type { FeedEvent, Level, MarketListed, TickSizeChanged, TradeAttributed } from "../../domain/feed-events.js"
 import { marketRefOf, type MarketEvent, type MarketInfo, type MarketLifecycle, type MarketRecord, type MarketSide } from "../../domain/market-events.js"
-import type { Bar } from "./bars.js"
+import type { Bar, Bars } from "./bars.js"
 import { DEFAULT_JOIN, type JoinCounters, type JoinOptions, needsAttribution, TradeJoin } from "./join.js"
 import { infoOf, type MarketInput, round6, sideOf } from "./market-live.js"
 import { Unlisted, type UnlistedCounters } from "./unlisted.js"
@@ -82,11 +82,21 @@ interface LiveEntry {
 
 const sameInfo = (a: MarketInfo, b: MarketInfo): boolean => JSON.stringify(a) === JSON.stringify(b)
 
+/** How long a retired market's price bars stay readable after its last one: Get Market's longest history range. */
+export const HISTORY_KEPT_MS = 7 * 86_400_000
+
 export class MarketRegistry {
   private readonly live = new Map<string, LiveEntry>()
   /** The same live entries by venue, then contract: routing a feed event builds no ref string (hot path). */
   private readonly liveByVenue = new Map<string, Map<string, LiveEntry>>()
   private readonly retired = new Map<string, MarketRecord>()
+  /**
+   * The price bars of retired markets, kept while their last bar is within HISTORY_KEPT_MS of feed time (the
+   * longest history range of Get Market), so a settled market still shows its prices. In memory only.
+   */
+  private readonly retiredBars = new Map<string, Bars>()
+  private readonly retiredBarsQueue: Array<{ readonly ref: string; readonly due: number }> = []
+  private retiredBarsHead = 0
   private readonly byEvent = new Map<string, Array<string>>()
   private readonly held: Unlisted<Routable>
   private readonly retireQueue: Array<{ readonly ref: string; readonly due: number }> = []
@@ -308,7 +318,14 @@ export class MarketRegistry {
       this.retireHead++
       const entry = this.live.get(due.ref)
       if (entry === undefined) continue
-      this.retired.set(due.ref, recordOf(entry.actor.getSnapshot()))
+      const snapshot = entry.actor.getSnapshot()
+      this.retired.set(due.ref, recordOf(snapshot))
+      const bars = snapshot.context.live.bars
+      const last = bars?.last()
+      if (bars !== null && bars !== undefined && last !== null && last !== undefined && last.start + HISTORY_KEPT_MS > this.now) {
+        this.retiredBars.set(due.ref, bars)
+        this.retiredBarsQueue.push({ ref: due.ref, due: last.start + HISTORY_KEPT_MS })
+      }
       entry.actor.stop()
       this.live.delete(due.ref)
       const { venue, contract } = entry.info
@@ -318,6 +335,17 @@ export class MarketRegistry {
     if (this.retireHead > 1_024 && this.retireHead * 2 > this.retireQueue.length) {
       this.retireQueue.splice(0, this.retireHead)
       this.retireHead = 0
+    }
+    // In retirement order, so a market whose last bar is older than one retired before it goes a little late.
+    while (this.retiredBarsHead < this.retiredBarsQueue.length) {
+      const due = this.retiredBarsQueue[this.retiredBarsHead]
+      if (due === undefined || due.due > this.now) break
+      this.retiredBarsHead++
+      this.retiredBars.delete(due.ref)
+    }
+    if (this.retiredBarsHead > 1_024 && this.retiredBarsHead * 2 > this.retiredBarsQueue.length) {
+      this.retiredBarsQueue.splice(0, this.retiredBarsHead)
+      this.retiredBarsHead = 0
     }
   }
 
@@ -385,7 +413,9 @@ export class MarketRegistry {
 
   /** One-minute bars starting in [fromMs, toMs), oldest first (none once retired). */
   bars(ref: string, fromMs: number, toMs: number): ReadonlyArray<Bar> {
-    return this.live.get(ref)?.actor.getSnapshot().context.live.bars?.range(fromMs, toMs) ?? []
+    const live = this.live.get(ref)
+    if (live !== undefined) return live.actor.getSnapshot().context.live.bars?.range(fromMs, toMs) ?? []
+    return this.retiredBars.get(ref)?.range(fromMs, toMs) ?? []
   }
 
   /** Contract refs of an event ref, in listing order. */
