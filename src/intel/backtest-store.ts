@@ -19,6 +19,7 @@ import { CATEGORIES, KINDS, VENUES, type Category, type Kind, type TradeEntry, t
 import type { MarketInfo } from "../domain/market-events.js"
 import { Markets } from "../actors/markets/market-bus.js"
 import { IntelBus } from "./intel-bus.js"
+import { Intel } from "./live.js"
 import { scoringPrice } from "./settlement.js"
 
 /** What the history needs of a trade; a `StoredTrade` is one. */
@@ -40,6 +41,11 @@ export interface HistoryTrade {
   readonly whale: boolean
   readonly result: TradeResult
   readonly settledAt: number | null
+  /**
+   * Side of the contract bought (`sideIndexOf`), when the row that carries the trade knows it (a row read
+   * from the store: by the stored market's sides); else the history's `sideOf` resolves it.
+   */
+  readonly side?: 0 | 1 | undefined
 }
 
 export const RESULT = { open: 0, win: 1, loss: 2, void: 3 } as const
@@ -56,9 +62,15 @@ export const kindCode = (kind: Kind | null): number => (kind === null ? 0 : KIND
  * the second, by the contract's sides when known; a contract no longer known: "No" is second. The v1
  * `direction` (`buy_yes`/`buy_no`) of a trade is its action and this side.
  */
-export const sideIndexOf = (info: MarketInfo | null, outcome: string): 0 | 1 =>
-  info !== null
-    ? info.sides[1].name === outcome && info.sides[0].name !== outcome ? 1 : 0
+export const sideIndexOf = (info: MarketInfo | null | undefined, outcome: string): 0 | 1 =>
+  info === null || info === undefined
+    ? sideIndexOfNames(null, null, outcome)
+    : sideIndexOfNames(info.sides[0].name, info.sides[1].name, outcome)
+
+/** `sideIndexOf` by the names of the contract's two sides (null when the contract is not known). */
+export const sideIndexOfNames = (first: string | null, second: string | null, outcome: string): 0 | 1 =>
+  first !== null && second !== null
+    ? second === outcome && first !== outcome ? 1 : 0
     : outcome.trim().toLowerCase() === "no" ? 1 : 0
 
 const profitPerDollar = (price: number, result: TradeResult): number =>
@@ -342,7 +354,7 @@ export class BacktestHistory {
     this.entry[row] = t.entry === null ? ENTRY.none : ENTRY[t.entry]
     this.whale[row] = t.whale ? 1 : 0
     this.kind[row] = kindCode(t.kind)
-    this.side[row] = this.#sideOf(t.contract, t.outcome)
+    this.side[row] = t.side ?? this.#sideOf(t.contract, t.outcome)
     this.title[row] = this.#titleOf(t.title)
     this.trader[row] = t.trader === null ? -1 : this.#traderOf(t.trader)
     this.#index(row)
@@ -482,18 +494,24 @@ interface TradeRowDb {
   readonly whale: boolean
   readonly result: TradeResult
   readonly settled_at_ms: number | null
+  /** Names of the contract's sides as its stored market record has them (null when none is stored). */
+  readonly side0: string | null
+  readonly side1: string | null
 }
 
 const fromRow = (r: TradeRowDb): HistoryTrade => ({
   id: r.id, seq: r.seq, time: r.time_ms, venue: r.venue, contract: r.contract, outcome: r.outcome, title: r.title,
   category: r.category, kind: r.kind, action: r.action, entry: r.entry, price: r.price, usd: r.usd, trader: r.trader,
   whale: r.whale, result: r.result, settledAt: r.settled_at_ms,
+  side: r.side0 === null || r.side1 === null ? undefined : sideIndexOfNames(r.side0, r.side1, r.outcome),
 })
 
 const PAGE = 50_000
 
 // The store's tables are read here rather than in src/store because nothing else needs these columns
 // in this shape; the queries only read (whale_trades, named_trades, intel_markets, intel_settlements).
+// A trade's side comes from its contract's stored sides (intel_markets.info), which outlive the market's
+// actor: a market that settled during a backfill is never in the live registry.
 
 /** Trades with `seq` > `from`, in pages, into the history; returns the largest seq read. */
 export const readTrades = (history: BacktestHistory, from: number) =>
@@ -505,13 +523,16 @@ export const readTrades = (history: BacktestHistory, from: number) =>
       for (;;) {
         const rows = table === "whale"
           ? yield* sql<TradeRowDb>`
-              SELECT id, seq::float8 AS seq, time_ms::float8 AS time_ms, venue, contract, outcome, title, category, kind, action,
-                entry, price, usd, trader, true AS whale, result, settled_at_ms::float8 AS settled_at_ms
-              FROM whale_trades WHERE seq > ${after} ORDER BY seq LIMIT ${PAGE}`
+              SELECT w.id, w.seq::float8 AS seq, w.time_ms::float8 AS time_ms, w.venue, w.contract, w.outcome, w.title, w.category,
+                w.kind, w.action, w.entry, w.price, w.usd, w.trader, true AS whale, w.result, w.settled_at_ms::float8 AS settled_at_ms,
+                m.info->'sides'->0->>'name' AS side0, m.info->'sides'->1->>'name' AS side1
+              FROM whale_trades w LEFT JOIN intel_markets m ON m.ref = w.contract
+              WHERE w.seq > ${after} ORDER BY w.seq LIMIT ${PAGE}`
           : yield* sql<TradeRowDb>`
               SELECT n.id, n.seq::float8 AS seq, n.time_ms::float8 AS time_ms, n.venue, n.contract, n.outcome,
                 COALESCE(m.title, n.contract) AS title, n.category, n.kind, n.action, n.entry, n.price, n.usd, n.trader,
-                false AS whale, n.result, n.settled_at_ms::float8 AS settled_at_ms
+                false AS whale, n.result, n.settled_at_ms::float8 AS settled_at_ms,
+                m.info->'sides'->0->>'name' AS side0, m.info->'sides'->1->>'name' AS side1
               FROM named_trades n LEFT JOIN intel_markets m ON m.ref = n.contract
               WHERE n.seq > ${after} AND NOT n.whale ORDER BY n.seq LIMIT ${PAGE}`
         for (const row of rows) history.add(fromRow(row))
@@ -564,10 +585,19 @@ export const makeBacktestHistoryLayer = (options: BacktestHistoryOptions = {}): 
   Layer.scoped(
     BacktestHistoryService,
     Effect.gen(function* () {
-      // The contracts' sides come from the market registry when the service has one (main does).
+      // Rows read from the store carry their side (by the stored market); a trade from the bus takes it
+      // from the intel pipeline's markets (every contract it has stored, restored at start, never retired),
+      // then the market registry (whose actors retire once settled), when the service has them (main does).
+      const intel = yield* Effect.serviceOption(Intel)
       const markets = yield* Effect.serviceOption(Markets)
-      const history = new BacktestHistory(markets._tag === "Some"
-        ? { sideOf: (contract, outcome) => sideIndexOf(markets.value.info(contract), outcome) }
+      const history = new BacktestHistory(intel._tag === "Some" || markets._tag === "Some"
+        ? {
+          sideOf: (contract, outcome) => sideIndexOf(
+            (intel._tag === "Some" ? intel.value.pipeline.info(contract) : undefined) ??
+              (markets._tag === "Some" ? markets.value.info(contract) : null),
+            outcome,
+          ),
+        }
         : {})
       const events = yield* PubSub.subscribe(yield* IntelBus)
       const cursor = new SeqCursor(60_000)

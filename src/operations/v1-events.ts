@@ -8,8 +8,11 @@
 // - `platforms` are v1 identifiers; `venue_e`, `venue_f` and `venue_g` are accepted and match nothing (no
 //   feed of theirs is followed). `platformMarketId` is the venue's own id of the contract.
 // - `direction` is buy/sell and the side: `_yes` for a contract's first side (Yes, or venue_b's first
-//   outcome), `_no` for its second. `positionDelta` is the trade's entry, `unknown` when the venue names no
-//   trader. `resolution` and `pnlUsd` are the trade row's `result` (null while open) and `profit`.
+//   outcome), `_no` for its second. The sides' order is the intel pipeline's (every contract it has stored,
+//   restored from the store at start and never retired), so a trade's direction does not change when its
+//   market settles and its actor retires, nor for markets that settled during a backfill. `positionDelta`
+//   is the trade's entry, `unknown` when the venue names no trader. `resolution` and `pnlUsd` are the
+//   trade row's `result` (null while open) and `profit`.
 // - `sportsLeagues` match the markets' sports kinds, case-insensitively, with `-` or spaces for `_`
 //   (`nba`, `college-football`) and a few common names (NCAAF, NCAAB, EPL, MLS, UFC, F1, ATP, WTA, PGA);
 //   a league that names no sports kind matches nothing; only sports markets match.
@@ -20,25 +23,40 @@ import { Clock, Effect } from "effect"
 import { TRADES_WINDOW_DAYS } from "../domain/limits.js"
 import { type Direction, followedVenues, kindsOfLeagues, type V1EventCriteria, V1EventsRequest, V1EventsResponse, type WhaleEventRow } from "../domain/v1.js"
 import { Markets, type MarketsService } from "../actors/markets/market-bus.js"
+import type { MarketInfo } from "../domain/market-events.js"
 import { sideIndexOf } from "../intel/backtest-store.js"
 import { DAY_MS } from "../intel/config.js"
-import { Intel } from "../intel/live.js"
+import { Intel, type IntelService } from "../intel/live.js"
 import type { StoredTrade } from "../intel/pipeline.js"
 import { isoOf } from "../intel/rows.js"
 import type { TradeQuery } from "../intel/trade-index.js"
 import { operation } from "./operation.js"
 
-const directionOf = (markets: MarketsService, t: StoredTrade): Direction =>
-  `${t.action}_${sideIndexOf(markets.info(t.contract), t.outcome) === 0 ? "yes" : "no"}`
+/** Where the order of a contract's sides is read: made by `contractSidesOf` (the registry alone knows live markets only). */
+export interface ContractSides {
+  readonly info: (ref: string) => MarketInfo | null | undefined
+  readonly _tag: "ContractSides"
+}
 
+/**
+ * The contracts' sides as stored: the intel pipeline's markets (restored from the store, never retired:
+ * they hold every contract a stored trade is on), then the market registry's.
+ */
+export const contractSidesOf = (intel: IntelService, markets: MarketsService): ContractSides => ({
+  _tag: "ContractSides",
+  info: (ref) => intel.pipeline.info(ref) ?? markets.info(ref),
+})
 
-export const whaleEventOf = (markets: MarketsService, t: StoredTrade): WhaleEventRow => ({
+const directionOf = (sides: ContractSides, t: StoredTrade): Direction =>
+  `${t.action}_${sideIndexOf(sides.info(t.contract), t.outcome) === 0 ? "yes" : "no"}`
+
+export const whaleEventOf = (sides: ContractSides, t: StoredTrade): WhaleEventRow => ({
   id: t.id,
   platform: t.venue,
   platformMarketId: t.contract.startsWith(`${t.venue}:`) ? t.contract.slice(t.venue.length + 1) : t.contract,
   marketTitle: t.title,
   marketCategory: t.category,
-  direction: directionOf(markets, t),
+  direction: directionOf(sides, t),
   outcomeName: t.outcome,
   amount: t.usd,
   price: t.price,
@@ -52,7 +70,7 @@ export const whaleEventOf = (markets: MarketsService, t: StoredTrade): WhaleEven
  * The index query of the criteria, or null when they can match nothing. `from` (GET /v1/feed's `since`)
  * narrows the window further.
  */
-export const whaleEventsQuery = (markets: MarketsService, c: Partial<V1EventCriteria> | undefined, now: number, from?: number): TradeQuery | null => {
+export const whaleEventsQuery = (sides: ContractSides, c: Partial<V1EventCriteria> | undefined, now: number, from?: number): TradeQuery | null => {
   const venues = followedVenues(c?.platforms)
   if (venues !== undefined && venues.length === 0) return null
   const kinds = c?.sportsLeagues === undefined || c.sportsLeagues.length === 0 ? undefined : kindsOfLeagues(c.sportsLeagues)
@@ -68,7 +86,7 @@ export const whaleEventsQuery = (markets: MarketsService, c: Partial<V1EventCrit
     accept: (t) =>
       (deltas === null || deltas.has(t.entry ?? "unknown")) &&
       (keywords === null || keywords.some((k) => t.title.toLowerCase().includes(k))) &&
-      (directions === null || directions.has(directionOf(markets, t))),
+      (directions === null || directions.has(directionOf(sides, t))),
   }
 }
 
@@ -78,10 +96,10 @@ export const queryWhaleEvents = operation({
   input: V1EventsRequest, output: V1EventsResponse,
   run: Effect.fn("V1Events.query")(function* (request) {
     const intel = yield* Intel
-    const markets = yield* Markets
+    const sides = contractSidesOf(intel, yield* Markets)
     const now = yield* Clock.currentTimeMillis
-    const query = whaleEventsQuery(markets, request.criteria, now)
+    const query = whaleEventsQuery(sides, request.criteria, now)
     const rows = query === null ? [] : intel.trades.page(query, undefined, request.offset + request.limit).slice(request.offset)
-    return { events: rows.map((t) => whaleEventOf(markets, t)), limit: request.limit, offset: request.offset }
+    return { events: rows.map((t) => whaleEventOf(sides, t)), limit: request.limit, offset: request.offset }
   }),
 })

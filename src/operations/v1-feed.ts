@@ -18,7 +18,7 @@ import { TimeWithOffset } from "./filters.js"
 import { operation } from "./operation.js"
 import { DEFAULT_LIMIT, Limit } from "./paging.js"
 import { NumberParam, Repeatable } from "./params.js"
-import { whaleEventOf, whaleEventsQuery } from "./v1-events.js"
+import { contractSidesOf, whaleEventOf, whaleEventsQuery } from "./v1-events.js"
 
 export const V1FeedInput = Schema.Struct({
   platform: Schema.optional(Repeatable("platform", Platform)),
@@ -36,15 +36,15 @@ export const getLiveFeed = operation({
   input: V1FeedInput, output: V1Feed,
   run: Effect.fn("V1Feed.get")(function* (input) {
     const intel = yield* Intel
-    const markets = yield* Markets
+    const sides = contractSidesOf(intel, yield* Markets)
     const now = yield* Clock.currentTimeMillis
-    const query = whaleEventsQuery(markets, {
+    const query = whaleEventsQuery(sides, {
       ...(input.platform === undefined ? {} : { platforms: input.platform }),
       ...(input.category === undefined ? {} : { categories: input.category }),
       ...(input.minAmountUsd === undefined ? {} : { minAmountUsd: input.minAmountUsd }),
       sinceDays: TRADES_WINDOW_DAYS,
     }, now, input.since)
     const rows = query === null ? [] : intel.trades.page(query, undefined, input.limit)
-    return { events: rows.map((t) => whaleEventOf(markets, t)), limit: input.limit }
+    return { events: rows.map((t) => whaleEventOf(sides, t)), limit: input.limit }
   }),
 })
