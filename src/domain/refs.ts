@@ -15,13 +15,15 @@ export const canonicalTraderRef = (ref: string): string => {
   return at < 0 ? ref : `${ref.slice(0, at)}:${canonicalHandle(ref.slice(0, at), ref.slice(at + 1))}`
 }
 
-export const TraderRef = Schema.String.pipe(
+const TraderRefText = Schema.String.pipe(
   Schema.pattern(/^(venue_a|venue_b):[^\s]{1,128}$/, {
     message: () => "must be a trader ref `<venue>:<handle>` on venue_a or venue_b",
   }),
-  Schema.transform(Schema.String, { strict: true, decode: canonicalTraderRef, encode: (ref) => ref }),
-  Schema.brand("TraderRef"),
 )
+
+export const TraderRef = Schema.transform(TraderRefText, TraderRefText, {
+  strict: true, decode: canonicalTraderRef, encode: (ref) => ref,
+}).pipe(Schema.brand("TraderRef"))
 export type TraderRef = typeof TraderRef.Type
 
 export const traderRefOf = (venue: "venue_a" | "venue_b", handle: string): TraderRef =>
