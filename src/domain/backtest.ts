@@ -142,7 +142,7 @@ export type BacktestRequest = typeof BacktestRequest.Type
 
 export const isSignalBacktest = (r: BacktestRequest): r is SignalBacktest => "signal" in r
 
-/** The counts and money of a score; shared by the score, holdout halves, sweep results and breakdown rows. */
+/** The counts and money of a score; shared by the score, holdout parts, sweep results and breakdown rows. */
 export const ScoreFields = Schema.Struct({
   /** Matched trades, settled or not. */
   trades: Count,
@@ -171,23 +171,46 @@ export const BacktestWeek = Schema.Struct({
 })
 export type BacktestWeek = typeof BacktestWeek.Type
 
+/** The score fields of the score, of each sweep result and of each breakdown row: days, sizing, counts and money, weekly curve. */
+const ScoredFields = {
+  days: BacktestDays,
+  sizing: Sizing,
+  ...ScoreFields.fields,
+  /** One point per week of the window (every week, Mondays), oldest first. */
+  curve: Schema.Array(BacktestWeek),
+}
+
+/** The days a holdout part covers: two thirds and one third of the window, so possibly fractional (2 decimals). */
+export const HoldoutDays = Schema.Number.pipe(
+  Schema.finite(says("must be a finite number of days")),
+  Schema.nonNegative(says("must be a number of days, 0 or more")),
+)
+
+/** A holdout part: the score fields without `sizing` and `curve`. */
+export const HoldoutPart = Schema.Struct({ days: HoldoutDays, ...ScoreFields.fields })
+export type HoldoutPart = typeof HoldoutPart.Type
+
 export const BacktestHoldout = Schema.Struct({
   splitAt: UtcTime,
-  train: ScoreFields,
-  test: ScoreFields,
+  train: HoldoutPart,
+  test: HoldoutPart,
   /** True when the test return is above zero. */
   holds: Schema.Boolean,
 })
 export type BacktestHoldout = typeof BacktestHoldout.Type
 
-export const SweepResult = Schema.Struct({ ...ScoreFields.fields, value: Schema.Number })
+/** The score of the signal with the swept field set to `value`; its curve covers the trades it matches. */
+export const SweepResult = Schema.Struct({ ...ScoredFields, value: Schema.Number })
 export type SweepResult = typeof SweepResult.Type
 
 export const BacktestSweep = Schema.Struct({ field: SweepField, results: Schema.Array(SweepResult) })
 export type BacktestSweep = typeof BacktestSweep.Type
 
-/** `bucket`: the venue's category name, a `YYYY-MM` month, or a price band such as `0.40-0.60`. */
-export const BreakdownRow = Schema.Struct({ ...ScoreFields.fields, bucket: Schema.String })
+/**
+ * `bucket`: the venue's category name, a `YYYY-MM` month, or a price band such as `0.40-0.60`; its curve
+ * covers the bucket's trades.
+ */
+export const BreakdownRow = Schema.Struct({ ...ScoredFields, bucket: Schema.String })
 export type BreakdownRow = typeof BreakdownRow.Type
 
 export const BacktestBreakdown = Schema.Struct({ by: BreakdownBy, rows: Schema.Array(BreakdownRow) })
@@ -205,11 +228,7 @@ export type CategoryScore = typeof CategoryScore.Type
 
 /** The backtest score; the variant parts are present only when asked for. */
 export const BacktestScore = Schema.Struct({
-  days: BacktestDays,
-  sizing: Sizing,
-  ...ScoreFields.fields,
-  /** Oldest first. */
-  curve: Schema.Array(BacktestWeek),
+  ...ScoredFields,
   holdout: optionalKey(BacktestHoldout),
   sweep: optionalKey(BacktestSweep),
   breakdown: optionalKey(BacktestBreakdown),

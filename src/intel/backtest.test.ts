@@ -1,5 +1,6 @@
 // Backtest scoring by hand-computed examples: settlement arithmetic, sizing, voids and open trades,
-// the signal's fields, the weekly curve, holdout halves, breakdown buckets, a sweep, byCategory.
+// the signal's fields, the weekly curve, holdout halves (with their days), breakdown buckets and sweep
+// results (with days, sizing and their own curves), a sweep, byCategory.
 import { describe, expect, it } from "vitest"
 import type { SignalBacktest, TraderBacktest } from "../domain/backtest.js"
 import type { Signal } from "../domain/signal.js"
@@ -126,6 +127,112 @@ describe("curve, holdout and breakdown", () => {
     expect(month?.rows.map((r) => [r.bucket, r.trades])).toEqual([["2026-02", 1], ["2026-03", 2]])
     const category = scoreSignal(h, signalRequest({}, { breakdown: "category" }), NOW).breakdown
     expect(category?.rows.map((r) => [r.bucket, r.trades])).toEqual([["sports", 1], ["crypto", 1], ["unclassified", 1]])
+  })
+})
+
+describe("holdout days, and the days, sizing and curve of breakdown rows and sweep results", () => {
+  const weekOf = (week: string, settled: number, profit: number, cumulative: number) => ({ week, settled, profit, cumulative })
+  // NOW − 30 days is Monday 2026-02-02 12:00: weeks 02-02, 02-09, 02-16, 02-23, 03-02.
+  const h = historyOf([
+    aTrade({ time: Date.UTC(2026, 1, 10), price: 0.25, category: "sports" }), // week 02-09, +300
+    aTrade({ time: Date.UTC(2026, 1, 11), price: 0.5, result: "loss", category: "crypto" }), // week 02-09, −100
+    aTrade({ time: Date.UTC(2026, 2, 2), price: 0.8, result: "loss", category: "sports" }), // week 03-02, −100
+    aTrade({ time: Date.UTC(2026, 1, 17), price: 0.4, result: "void", category: null }), // week 02-16, settled, 0
+    aTrade({ time: Date.UTC(2026, 2, 3), price: 0.6, result: "open", settledAt: null, category: "crypto" }), // open: no curve point
+  ])
+  const mainCurve = [
+    weekOf("2026-02-02", 0, 0, 0), weekOf("2026-02-09", 2, 200, 200), weekOf("2026-02-16", 1, 0, 200),
+    weekOf("2026-02-23", 0, 0, 200), weekOf("2026-03-02", 1, -100, 100),
+  ]
+  /** Week by week sums of curves (settled and profit), with cumulative recomputed. */
+  const sumOf = (curves: ReadonlyArray<ReadonlyArray<{ week: string; settled: number; profit: number }>>) => {
+    let cumulative = 0
+    return (curves[0] ?? []).map((p, w) => {
+      const settled = curves.reduce((n, c) => n + (c[w]?.settled ?? 0), 0)
+      const profit = curves.reduce((n, c) => n + (c[w]?.profit ?? 0), 0)
+      cumulative += profit
+      return weekOf(p.week, settled, profit, cumulative)
+    })
+  }
+
+  it("gives holdout train and test the days they cover: two thirds and one third, to 2 decimals", () => {
+    const daysOf = (days: number) => {
+      const s = scoreSignal(h, signalRequest({}, { days, holdout: true }), NOW)
+      return [s.holdout?.train.days, s.holdout?.test.days]
+    }
+    expect(daysOf(30)).toEqual([20, 10])
+    expect(daysOf(1)).toEqual([0.67, 0.33])
+    expect(daysOf(2)).toEqual([1.33, 0.67])
+    expect(daysOf(7)).toEqual([4.67, 2.33])
+    for (const days of [1, 2, 7, 30, 90, 365]) {
+      const [train = NaN, test = NaN] = daysOf(days)
+      expect(train + test).toBeCloseTo(days, 9)
+    }
+    const s = scoreSignal(h, signalRequest({}, { holdout: true }), NOW)
+    // Score fields without sizing and curve.
+    expect(Object.keys(s.holdout?.train ?? {}).sort()).toEqual(["days", "losses", "open", "profit", "return", "settled", "staked", "trades", "winRate", "wins"])
+    // Split at NOW − 10 days (02-22 12:00): train 02-10, 02-11, 02-17; test 03-02 and the open one.
+    expect(s.holdout?.train).toEqual({ days: 20, trades: 3, settled: 3, wins: 1, losses: 1, open: 0, winRate: 0.5, staked: 200, profit: 200, return: 1 })
+    expect(s.holdout?.test).toEqual({ days: 10, trades: 2, settled: 1, wins: 0, losses: 1, open: 1, winRate: 0, staked: 100, profit: -100, return: -1 })
+  })
+
+  it("gives each breakdown row the request's days and sizing and the weekly curve of its bucket's trades", () => {
+    const sizing = { percent: 1, maxUsd: 100 } // 1 % of $20,000 capped at 100: the same stakes as { usd: 100 }
+    const s = scoreSignal(h, signalRequest({}, { sizing, breakdown: "category" }), NOW)
+    expect(s.curve).toEqual(mainCurve)
+    expect(s.breakdown?.rows).toEqual([
+      {
+        bucket: "sports", days: 30, sizing, trades: 2, settled: 2, wins: 1, losses: 1, open: 0, winRate: 0.5, staked: 200, profit: 200, return: 1,
+        curve: [weekOf("2026-02-02", 0, 0, 0), weekOf("2026-02-09", 1, 300, 300), weekOf("2026-02-16", 0, 0, 300), weekOf("2026-02-23", 0, 0, 300), weekOf("2026-03-02", 1, -100, 200)],
+      },
+      {
+        bucket: "crypto", days: 30, sizing, trades: 2, settled: 1, wins: 0, losses: 1, open: 1, winRate: 0, staked: 100, profit: -100, return: -1,
+        curve: [weekOf("2026-02-02", 0, 0, 0), weekOf("2026-02-09", 1, -100, -100), weekOf("2026-02-16", 0, 0, -100), weekOf("2026-02-23", 0, 0, -100), weekOf("2026-03-02", 0, 0, -100)],
+      },
+      {
+        bucket: "unclassified", days: 30, sizing, trades: 1, settled: 1, wins: 0, losses: 0, open: 0, winRate: null, staked: 0, profit: 0, return: null,
+        curve: [weekOf("2026-02-02", 0, 0, 0), weekOf("2026-02-09", 0, 0, 0), weekOf("2026-02-16", 1, 0, 0), weekOf("2026-02-23", 0, 0, 0), weekOf("2026-03-02", 0, 0, 0)],
+      },
+    ])
+    expect(sumOf(s.breakdown?.rows.map((r) => r.curve) ?? [])).toEqual(mainCurve)
+
+    const month = scoreSignal(h, signalRequest({}, { breakdown: "month" }), NOW).breakdown?.rows ?? []
+    expect(month.map((r) => [r.bucket, r.days, r.sizing, r.profit])).toEqual([["2026-02", 30, { usd: 100 }, 200], ["2026-03", 30, { usd: 100 }, -100]])
+    expect(month.map((r) => r.curve)).toEqual([
+      [weekOf("2026-02-02", 0, 0, 0), weekOf("2026-02-09", 2, 200, 200), weekOf("2026-02-16", 1, 0, 200), weekOf("2026-02-23", 0, 0, 200), weekOf("2026-03-02", 0, 0, 200)],
+      [weekOf("2026-02-02", 0, 0, 0), weekOf("2026-02-09", 0, 0, 0), weekOf("2026-02-16", 0, 0, 0), weekOf("2026-02-23", 0, 0, 0), weekOf("2026-03-02", 1, -100, -100)],
+    ])
+    expect(sumOf(month.map((r) => r.curve))).toEqual(mainCurve)
+  })
+
+  it("gives each sweep result the request's days and sizing and the weekly curve of the trades that value matches", () => {
+    const sizing = { percent: 1, maxUsd: 100 }
+    const s = scoreSignal(h, signalRequest({}, { sizing, sweep: { field: "priceMin", values: [0.3, 0.1, 0.9] } }), NOW)
+    expect(s.curve).toEqual(mainCurve)
+    const [at30, at10, at90] = s.sweep?.results ?? []
+    // priceMin 0.3: the loss at 0.5 (02-09), the void at 0.4 (02-16), the loss at 0.8 (03-02), the open one at 0.6.
+    expect(at30).toEqual({
+      value: 0.3, days: 30, sizing, trades: 4, settled: 3, wins: 0, losses: 2, open: 1, winRate: 0, staked: 200, profit: -200, return: -1,
+      curve: [weekOf("2026-02-02", 0, 0, 0), weekOf("2026-02-09", 1, -100, -100), weekOf("2026-02-16", 1, 0, -100), weekOf("2026-02-23", 0, 0, -100), weekOf("2026-03-02", 1, -100, -200)],
+    })
+    // priceMin 0.1 matches every trade: its curve is the main curve.
+    expect(at10).toMatchObject({ value: 0.1, days: 30, sizing, trades: 5, profit: 100, curve: mainCurve })
+    // priceMin 0.9 matches none: every week, all zero.
+    expect(at90?.curve).toEqual(mainCurve.map((p) => weekOf(p.week, 0, 0, 0)))
+    expect(at90).toMatchObject({ value: 0.9, days: 30, sizing, trades: 0, profit: 0 })
+    // priceMax sweeps combine the buckets the other way round.
+    const max = scoreSignal(h, signalRequest({}, { sweep: { field: "priceMax", values: [0.45, 0.3] } }), NOW).sweep?.results ?? []
+    expect(max.map((r) => r.curve)).toEqual([
+      [weekOf("2026-02-02", 0, 0, 0), weekOf("2026-02-09", 1, 300, 300), weekOf("2026-02-16", 1, 0, 300), weekOf("2026-02-23", 0, 0, 300), weekOf("2026-03-02", 0, 0, 300)],
+      [weekOf("2026-02-02", 0, 0, 0), weekOf("2026-02-09", 1, 300, 300), weekOf("2026-02-16", 0, 0, 300), weekOf("2026-02-23", 0, 0, 300), weekOf("2026-03-02", 0, 0, 300)],
+    ])
+  })
+
+  it("leaves the main score as without a sweep or breakdown", () => {
+    const plain = scoreSignal(h, signalRequest(), NOW)
+    const { sweep: _s, breakdown: _b, ...withBoth } = scoreSignal(h, signalRequest({}, { sweep: { field: "minUsd", values: [1, 2] }, breakdown: "month" }), NOW)
+    expect(withBoth).toEqual(plain)
+    expect(plain.curve).toEqual(mainCurve)
   })
 })
 

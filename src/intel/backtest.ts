@@ -11,12 +11,14 @@
 //   price, no fees. A trade settled after `now` is still open. A void counts in `trades` and `settled`
 //   but in neither wins nor losses, adds nothing to `staked` (the stake is refunded) or `profit`.
 // - The curve has one point per week of the window (UTC, Monday dates, oldest first), settled trades
-//   by the week they were placed; `profit` is the curve's last cumulative value.
+//   by the week they were placed; `profit` is the curve's last cumulative value. Sweep results and
+//   breakdown rows carry their own curve (same weeks) over the trades they cover; those weekly sums are
+//   kept per group only when a sweep or breakdown is asked.
 // - A sweep result for value v is the score of the signal with that field set to v: rows matching all
 //   but the swept field fall in one bucket per row (values sorted), prefix sums give every value.
 import type {
-  BacktestBreakdown, BacktestHoldout, BacktestScore, BacktestSweep, BacktestWeek, BreakdownBy, CategoryScore,
-  ScoreFields, SignalBacktest, SweepField, TraderBacktest,
+  BacktestBreakdown, BacktestHoldout, BacktestScore, BacktestSweep, BacktestWeek, BreakdownBy, BreakdownRow, CategoryScore,
+  ScoreFields, SignalBacktest, SweepField, SweepResult, TraderBacktest,
 } from "../domain/backtest.js"
 import type { Signal, Sizing } from "../domain/signal.js"
 import { isUsdSizing } from "../domain/signal.js"
@@ -129,6 +131,8 @@ interface Plan {
   readonly months: { starts: Float64Array; names: Array<string> }
   readonly firstWeek: number
   readonly weeks: number
+  /** Keep weekly sums per group too (for the sweep results' and breakdown rows' curves), not only for MAIN. */
+  readonly groupCurves: boolean
   /** Rows to visit: the trader lists, or null for every row of the window. */
   readonly lists: ReadonlyArray<RowList> | null
 }
@@ -139,8 +143,12 @@ const bucketCount = (plan: Plan): number =>
 
 interface Sums {
   readonly acc: Float64Array
+  /** MAIN's weekly sums (plan.weeks each). */
   readonly weekSettled: Float64Array
   readonly weekProfit: Float64Array
+  /** Every group's weekly sums, group × plan.weeks + week; null unless plan.groupCurves. */
+  readonly groupSettled: Float64Array | null
+  readonly groupProfit: Float64Array | null
   readonly sweepBase: number
 }
 
@@ -167,7 +175,7 @@ const basePlan = (window: BacktestWindow, sizing: Sizing) => {
     window, ...stakeOf(sizing), months: monthsOf(window), firstWeek, weeks: weekOf(window.to) - firstWeek + 1,
     venues: null, categories: null, entry: ENTRY.none, entries: null, kinds: null, sides: null, keywords: null, usdMin: -Infinity, usdMax: Infinity,
     priceMin: -Infinity, priceMax: Infinity, sweep: null, mainBound: NaN, split: NaN, buckets: null,
-    whaleOnly: false, lists: null as ReadonlyArray<RowList> | null,
+    whaleOnly: false, groupCurves: false, lists: null as ReadonlyArray<RowList> | null,
   }
 }
 
@@ -263,6 +271,7 @@ const signalPlan = (history: BacktestHistory, request: SignalBacktest, window: B
     sweep, mainBound,
     split: request.holdout ? holdoutSplit(window) : NaN,
     buckets: request.breakdown ?? null,
+    groupCurves: sweep !== null || request.breakdown !== undefined,
   }
 }
 
@@ -309,6 +318,11 @@ const scan = (history: BacktestHistory, plan: Plan): Sums => {
   const acc = new Float64Array(groups * FIELDS)
   const weekSettled = new Float64Array(plan.weeks)
   const weekProfit = new Float64Array(plan.weeks)
+  const weeks = plan.weeks
+  // Per-group weekly sums only when a sweep or breakdown asks for them (empty otherwise).
+  const curves = plan.groupCurves
+  const groupSettled = new Float64Array(curves ? groups * weeks : 0)
+  const groupProfit = new Float64Array(curves ? groups * weeks : 0)
   const { time, price, usd, ppd, settledAt, result, venue, category, entry, whale, title, kind, side } = history
   const { from, to } = plan.window
   const { fixedStake, percent, cap, whaleOnly, venues, categories, usdMin, usdMax, priceMin, priceMax, sweep, mainBound, split, firstWeek } = plan
@@ -354,25 +368,41 @@ const scan = (history: BacktestHistory, plan: Plan): Sums => {
     let res = result[i]!
     if (res !== RESULT.open && settledAt[i]! > to) res = RESULT.open
     const profit = res === RESULT.win ? stake * ppd[i]! : res === RESULT.loss ? -stake : 0
+    // The week (index in the window) of a settled trade, computed once when a curve needs it.
+    let w = -1
     if (sweep !== null) {
       const x = sweep.onUsd ? u : p
-      add(acc, sweepBase + countBelow(sweep.sorted, x, sweep.lower), res, stake, profit)
+      const g = sweepBase + countBelow(sweep.sorted, x, sweep.lower)
+      add(acc, g, res, stake, profit)
+      if (curves && res !== RESULT.open) {
+        w = weekOf(t) - firstWeek
+        groupSettled[g * weeks + w]! += 1
+        groupProfit[g * weeks + w]! += profit
+      }
       if (sweep.lower ? x < mainBound : x > mainBound) return
     }
     add(acc, MAIN, res, stake, profit)
     if (res !== RESULT.open) {
-      const w = weekOf(t) - firstWeek
+      if (w < 0) w = weekOf(t) - firstWeek
       weekSettled[w]! += 1
       weekProfit[w]! += profit
     }
     if (holdout) add(acc, t < split ? TRAIN : TEST, res, stake, profit)
-    if (byCategory) add(acc, FIRST_BUCKET + category[i]!, res, stake, profit)
-    else if (byBand) add(acc, FIRST_BUCKET + priceBand(p), res, stake, profit)
-    else if (byVenue) add(acc, FIRST_BUCKET + venue[i]!, res, stake, profit)
+    let g = -1
+    if (byCategory) g = FIRST_BUCKET + category[i]!
+    else if (byBand) g = FIRST_BUCKET + priceBand(p)
+    else if (byVenue) g = FIRST_BUCKET + venue[i]!
     else if (byMonth) {
       let m = 0
       while (m + 1 < monthStarts.length && t >= monthStarts[m + 1]!) m++
-      add(acc, FIRST_BUCKET + m, res, stake, profit)
+      g = FIRST_BUCKET + m
+    }
+    if (g >= 0) {
+      add(acc, g, res, stake, profit)
+      if (curves && w >= 0) {
+        groupSettled[g * weeks + w]! += 1
+        groupProfit[g * weeks + w]! += profit
+      }
     }
   }
 
@@ -397,7 +427,7 @@ const scan = (history: BacktestHistory, plan: Plan): Sums => {
     rows.sort()
     for (let j = 0; j < rows.length; j++) visit(rows[j]!)
   }
-  return { acc, weekSettled, weekProfit, sweepBase }
+  return { acc, weekSettled, weekProfit, groupSettled: curves ? groupSettled : null, groupProfit: curves ? groupProfit : null, sweepBase }
 }
 
 /** Money as reported: cents. */
@@ -425,15 +455,29 @@ const fieldsOf = (acc: Float64Array, group: number, profitOverride?: number): Sc
   }
 }
 
-const curveOf = (plan: Plan, sums: Sums): { curve: Array<BacktestWeek>; total: number } => {
+/** Days to two decimals (a holdout part's days). */
+const hundredths = (days: number): number => Math.round(days * 100) / 100
+
+/** The weekly curve of plan.weeks sums starting at `offset` in `settled` and `profit`, and its unrounded total. */
+const curveOf = (plan: Plan, settled: Float64Array, profits: Float64Array, offset: number): { curve: Array<BacktestWeek>; total: number } => {
   const curve: Array<BacktestWeek> = []
   let total = 0
   for (let w = 0; w < plan.weeks; w++) {
-    const profit = sums.weekProfit[w] ?? 0
+    const profit = profits[offset + w] ?? 0
     total += profit
-    curve.push({ week: mondayOf(plan.firstWeek + w), settled: sums.weekSettled[w] ?? 0, profit: cents(profit), cumulative: cents(total) })
+    curve.push({ week: mondayOf(plan.firstWeek + w), settled: settled[offset + w] ?? 0, profit: cents(profit), cumulative: cents(total) })
   }
   return { curve, total }
+}
+
+type Scored = Pick<BacktestScore, "days" | "sizing" | keyof ScoreFields | "curve">
+
+/** A group's score fields with its curve; profit is the curve's last cumulative value, as in the main score. */
+const scoredOf = (
+  plan: Plan, acc: Float64Array, group: number, settled: Float64Array, profits: Float64Array, offset: number, days: number, sizing: Sizing,
+): Scored => {
+  const { curve, total } = curveOf(plan, settled, profits, offset)
+  return { days, sizing, ...fieldsOf(acc, group, total), curve }
 }
 
 const bucketName = (plan: Plan, bucket: number): string => {
@@ -444,17 +488,25 @@ const bucketName = (plan: Plan, bucket: number): string => {
 }
 
 /** The buckets with a matched trade: categories in the spec's order with unclassified last; the rest ascending. */
-const bucketRows = (plan: Plan, sums: Sums): Array<ScoreFields & { readonly bucket: string }> => {
-  const rows = []
+const filledBuckets = (plan: Plan, sums: Sums): Array<number> => {
   const order = plan.buckets === "category" ? [...CATEGORIES.map((_, i) => i + 1), 0] : Array.from({ length: bucketCount(plan) }, (_, i) => i)
-  for (const bucket of order) {
-    const fields = fieldsOf(sums.acc, FIRST_BUCKET + bucket)
-    if (fields.trades > 0) rows.push({ ...fields, bucket: bucketName(plan, bucket) })
-  }
-  return rows
+  return order.filter((bucket) => (sums.acc[(FIRST_BUCKET + bucket) * FIELDS + TRADES] ?? 0) > 0)
 }
 
-const breakdownOf = (plan: Plan, sums: Sums, by: BreakdownBy): BacktestBreakdown => ({ by, rows: bucketRows(plan, sums) })
+/** The counts and money of each filled bucket (v1). */
+const bucketRows = (plan: Plan, sums: Sums): Array<ScoreFields & { readonly bucket: string }> =>
+  filledBuckets(plan, sums).map((bucket) => ({ ...fieldsOf(sums.acc, FIRST_BUCKET + bucket), bucket: bucketName(plan, bucket) }))
+
+/** v2: each filled bucket's score fields with its own weekly curve. */
+const breakdownOf = (plan: Plan, sums: Sums, by: BreakdownBy, request: SignalBacktest): BacktestBreakdown => {
+  const settled = sums.groupSettled ?? new Float64Array(0)
+  const profits = sums.groupProfit ?? new Float64Array(0)
+  const rows = filledBuckets(plan, sums).map((bucket): BreakdownRow => {
+    const group = FIRST_BUCKET + bucket
+    return { ...scoredOf(plan, sums.acc, group, settled, profits, group * plan.weeks, request.days, request.sizing), bucket: bucketName(plan, bucket) }
+  })
+  return { by, rows }
+}
 
 const byCategoryOf = (sums: Sums): Array<CategoryScore> => {
   const out: Array<CategoryScore> = []
@@ -465,27 +517,46 @@ const byCategoryOf = (sums: Sums): Array<CategoryScore> => {
   return out
 }
 
-const sweepOf = (sums: Sums, sweep: SweepPlan): BacktestSweep => {
+/**
+ * Combines the sweep buckets per sorted value: bucket k holds rows for which exactly the first k sorted
+ * values are below (lower) / the rest match (upper). Sums `width` numbers per group from `sums`
+ * (FIELDS of acc, or the weeks of the weekly sums) into one block per sorted value.
+ */
+const sweepCombine = (sums: Float64Array, sweepBase: number, sweep: SweepPlan, width: number): Float64Array => {
   const n = sweep.sorted.length
-  // Bucket k holds rows for which exactly the first k sorted values are below (lower) / the rest match (upper).
-  const totals = Array.from({ length: n }, () => new Float64Array(FIELDS))
+  const out = new Float64Array(n * width)
   for (let j = 0; j < n; j++) {
-    const t = totals[j]!
     for (let k = 0; k <= n; k++) {
       const matches = sweep.lower ? k > j : k <= j
       if (!matches) continue
-      const b = (sums.sweepBase + k) * FIELDS
-      for (let f = 0; f < FIELDS; f++) t[f]! += sums.acc[b + f] ?? 0
+      const b = (sweepBase + k) * width
+      for (let f = 0; f < width; f++) out[j * width + f]! += sums[b + f] ?? 0
     }
   }
-  const results = sweep.order.map((place) => ({ ...fieldsOf(totals[place] ?? new Float64Array(FIELDS), 0), value: sweep.sorted[place] ?? 0 }))
+  return out
+}
+
+/** The counts and money of each swept value, in the order sent (v1). */
+const sweepFieldsOf = (sums: Sums, sweep: SweepPlan): { field: SweepField; results: Array<ScoreFields & { readonly value: number }> } => {
+  const totals = sweepCombine(sums.acc, sums.sweepBase, sweep, FIELDS)
+  const results = sweep.order.map((place) => ({ ...fieldsOf(totals, place), value: sweep.sorted[place] ?? 0 }))
   return { field: sweep.field, results }
 }
 
-const scoreOf = (plan: Plan, sums: Sums, days: number, sizing: Sizing): BacktestScore => {
-  const { curve, total } = curveOf(plan, sums)
-  return { days, sizing, ...fieldsOf(sums.acc, MAIN, total), curve }
+/** v2: each swept value's score fields with the weekly curve of the trades it matches, in the order sent. */
+const sweepOf = (plan: Plan, sums: Sums, sweep: SweepPlan, request: SignalBacktest): BacktestSweep => {
+  const totals = sweepCombine(sums.acc, sums.sweepBase, sweep, FIELDS)
+  const settled = sweepCombine(sums.groupSettled ?? new Float64Array(0), sums.sweepBase, sweep, plan.weeks)
+  const profits = sweepCombine(sums.groupProfit ?? new Float64Array(0), sums.sweepBase, sweep, plan.weeks)
+  const results = sweep.order.map((place): SweepResult => ({
+    ...scoredOf(plan, totals, place, settled, profits, place * plan.weeks, request.days, request.sizing),
+    value: sweep.sorted[place] ?? 0,
+  }))
+  return { field: sweep.field, results }
 }
+
+const scoreOf = (plan: Plan, sums: Sums, days: number, sizing: Sizing): BacktestScore =>
+  scoredOf(plan, sums.acc, MAIN, sums.weekSettled, sums.weekProfit, 0, days, sizing)
 
 /** The score of a signal backtest (with its holdout, sweep and breakdown when asked) at `now`. */
 export const scoreSignal = (history: BacktestHistory, request: SignalBacktest, now: number): BacktestScore => {
@@ -495,13 +566,17 @@ export const scoreSignal = (history: BacktestHistory, request: SignalBacktest, n
   const score: { -readonly [K in keyof BacktestScore]: BacktestScore[K] } = scoreOf(plan, sums, request.days, request.sizing)
   if (request.holdout) {
     const test = fieldsOf(sums.acc, TEST)
+    const { from, to } = plan.window
     const holdout: BacktestHoldout = {
-      splitAt: isoOf(plan.split), train: fieldsOf(sums.acc, TRAIN), test, holds: test.return !== null && test.return > 0,
+      splitAt: isoOf(plan.split),
+      train: { days: hundredths((plan.split - from) / DAY_MS), ...fieldsOf(sums.acc, TRAIN) },
+      test: { days: hundredths((to - plan.split) / DAY_MS), ...test },
+      holds: test.return !== null && test.return > 0,
     }
     score.holdout = holdout
   }
-  if (plan.sweep !== null) score.sweep = sweepOf(sums, plan.sweep)
-  if (request.breakdown !== undefined) score.breakdown = breakdownOf(plan, sums, request.breakdown)
+  if (plan.sweep !== null) score.sweep = sweepOf(plan, sums, plan.sweep, request)
+  if (request.breakdown !== undefined) score.breakdown = breakdownOf(plan, sums, request.breakdown, request)
   return score
 }
 
@@ -632,7 +707,7 @@ export const sweepV1 = (history: BacktestHistory, request: V1SweepRequest, now: 
     mainBound: request.criteria[request.field] ?? (lower ? -Infinity : Infinity),
   }
   const sums = scan(history, plan)
-  const swept = sweepOf(sums, plan.sweep!)
+  const swept = sweepFieldsOf(sums, plan.sweep!)
   return {
     field: request.field,
     results: swept.results.map(({ value, ...fields }) => ({ value, ...v1FieldsOf(fields) })),

@@ -1,6 +1,7 @@
 // POST /v2/backtest end to end on a running server over a fixed in-memory history: every VALIDATION
 // case of the spec's table, a sweep refused with QUOTA_EXCEEDED when its values would pass the
-// per-minute limit, the 10-minute cache (x-cache, age), and a trader backtest with byCategory.
+// per-minute limit, the 10-minute cache (x-cache, age), a trader backtest with byCategory, and the
+// holdout, sweep and breakdown parts with their days, sizing and curves as encoded by the door.
 import { randomBytes } from "node:crypto"
 import { Layer, ManagedRuntime } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -100,6 +101,33 @@ describe("POST /v2/backtest scores", () => {
       { category: "sports", settled: 1, wins: 0, profit: 0, return: null },
       { category: "politics", settled: 1, wins: 0, profit: -100, return: -1 },
       { category: "crypto", settled: 0, wins: 0, profit: 0, return: null },
+    ])
+  })
+})
+
+describe("POST /v2/backtest holdout, sweep and breakdown parts", () => {
+  it("carry days (holdout parts), and days, sizing and their own weekly curve (sweep results, breakdown rows) through the door", async () => {
+    clock.set(START)
+    // 7 days from Wednesday 2026-03-25 12:00:10: weeks 03-23 and 03-30. The three whale buys were made
+    // on Sunday 03-29 (week 03-23): 0.25 won (+300), 0.8 lost (−100, politics), 0.4 void.
+    const sizing = { percent: 1, maxUsd: 100 } // 1 % of $20,000 capped at 100
+    const answer = await post({ signal: {}, days: 7, sizing, holdout: true, sweep: { field: "priceMin", values: [0.3, 0.1] }, breakdown: "category" }, "d")
+    expect(answer.status).toBe(200)
+    const data = answer.body.data
+    const weeks = (w23: readonly [number, number], cumulative: number) => [
+      { week: "2026-03-23", settled: w23[0], profit: w23[1], cumulative },
+      { week: "2026-03-30", settled: 0, profit: 0, cumulative },
+    ]
+    expect(data.curve).toEqual(weeks([3, 200], 200))
+    expect(data.holdout.train).toEqual({ days: 4.67, trades: 3, settled: 3, wins: 1, losses: 1, open: 0, winRate: 0.5, staked: 200, profit: 200, return: 1 })
+    expect(data.holdout.test).toEqual({ days: 2.33, trades: 0, settled: 0, wins: 0, losses: 0, open: 0, winRate: null, staked: 0, profit: 0, return: null })
+    expect(data.sweep.results).toEqual([
+      { value: 0.3, days: 7, sizing, trades: 2, settled: 2, wins: 0, losses: 1, open: 0, winRate: 0, staked: 100, profit: -100, return: -1, curve: weeks([2, -100], -100) },
+      { value: 0.1, days: 7, sizing, trades: 3, settled: 3, wins: 1, losses: 1, open: 0, winRate: 0.5, staked: 200, profit: 200, return: 1, curve: weeks([3, 200], 200) },
+    ])
+    expect(data.breakdown.rows).toEqual([
+      { bucket: "sports", days: 7, sizing, trades: 2, settled: 2, wins: 1, losses: 0, open: 0, winRate: 1, staked: 100, profit: 300, return: 3, curve: weeks([2, 300], 300) },
+      { bucket: "politics", days: 7, sizing, trades: 1, settled: 1, wins: 0, losses: 1, open: 0, winRate: 0, staked: 100, profit: -100, return: -1, curve: weeks([1, -100], -100) },
     ])
   })
 })

@@ -4,12 +4,15 @@
 // 3. The curve has consecutive Mondays, its settled counts add up to `settled`, its last cumulative
 //    is `profit`.
 // 4. wins + losses ≤ settled; settled + open = trades.
-// 5. Holdout: train and test cover the window with no overlap (each equals the reference over its part).
-// 6. Each sweep result equals a separate backtest with the swept field set to that value.
-// 7. Breakdown rows add up to the score.
+// 5. Holdout: train and test cover the window with no overlap (each equals the reference over its part);
+//    their days are the part of the window each covers and add up to `days`.
+// 6. Each sweep result equals a separate backtest with the swept field set to that value (days, sizing
+//    and curve included).
+// 7. Breakdown rows add up to the score; they carry the request's days and sizing, and their curves
+//    (category, month and price band each partition the trades) add up week by week to the main curve.
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
-import type { ScoreFields, SignalBacktest, SweepField, TraderBacktest } from "../../src/domain/backtest.js"
+import type { BacktestWeek, ScoreFields, SignalBacktest, SweepField, TraderBacktest } from "../../src/domain/backtest.js"
 import { sweepConflict } from "../../src/domain/backtest.js"
 import { CATEGORIES, VENUES, type Category, type TradeEntry, type TradeResult, type Venue } from "../../src/domain/enums.js"
 import type { TraderRef } from "../../src/domain/refs.js"
@@ -169,6 +172,15 @@ const expectScore = (got: ScoreFields, want: Ref): void => {
   else expect(got.return).toBeNull()
 }
 
+/** Two curves over the same weeks with the same settled counts, and money equal to within `slack` dollars per point. */
+const expectCurvesClose = (got: ReadonlyArray<BacktestWeek>, want: ReadonlyArray<BacktestWeek>, slack = 0.011): void => {
+  expect(got.map((p) => [p.week, p.settled])).toEqual(want.map((p) => [p.week, p.settled]))
+  got.forEach((p, i) => {
+    const q = want[i]!
+    expect(Math.abs(p.profit - q.profit) <= slack && Math.abs(p.cumulative - q.cumulative) <= slack, `week ${p.week}: ${JSON.stringify(p)} vs ${JSON.stringify(q)}`).toBe(true)
+  })
+}
+
 const setup = (w: { raw: ReadonlyArray<RawTrade>; nowOffset: number }) => {
   const now = BASE_NOW + w.nowOffset
   const trades = toTrades(w.raw, now)
@@ -205,6 +217,10 @@ describe("signal backtests", () => {
         expectScore(score.holdout!.test, reference(matched.filter((t) => t.time >= split), request.sizing, now))
         expect(score.holdout!.train.trades + score.holdout!.test.trades).toBe(score.trades)
         expect(score.holdout!.holds).toBe(score.holdout!.test.return !== null && score.holdout!.test.return > 0)
+        const { from, to } = backtestWindow(now, request.days)
+        expect(score.holdout!.train.days).toBe(Math.round(((split - from) / DAY_MS) * 100) / 100)
+        expect(score.holdout!.test.days).toBe(Math.round(((to - split) / DAY_MS) * 100) / 100)
+        expect(Math.abs(score.holdout!.train.days + score.holdout!.test.days - request.days)).toBeLessThan(1e-9)
       } else expect(score.holdout).toBeUndefined()
 
       if (request.breakdown !== undefined) {
@@ -212,7 +228,22 @@ describe("signal backtests", () => {
         expect(rows.reduce((n, r) => n + r.trades, 0)).toBe(score.trades)
         expect(rows.reduce((n, r) => n + r.settled, 0)).toBe(score.settled)
         expect(new Set(rows.map((r) => r.bucket)).size).toBe(rows.length)
-      }
+        for (const r of rows) {
+          expect(r.days).toBe(request.days)
+          expect(r.sizing).toEqual(request.sizing)
+          expect(r.curve.at(-1)?.cumulative).toBe(r.profit)
+          expect(r.curve.reduce((n, p) => n + p.settled, 0)).toBe(r.settled)
+        }
+        // The buckets partition the trades: their curves add up to the main curve, week by week.
+        let cumulative = 0
+        const summed = score.curve.map((p, i) => {
+          const profit = rows.reduce((n, r) => n + (r.curve[i]?.profit ?? NaN), 0)
+          cumulative += profit
+          return { week: p.week, settled: rows.reduce((n, r) => n + (r.curve[i]?.settled ?? NaN), 0), profit, cumulative }
+        })
+        for (const r of rows) expect(r.curve.map((p) => p.week)).toEqual(score.curve.map((p) => p.week))
+        expectCurvesClose(summed, score.curve, 0.005 * (rows.length + 1) + 1e-9)
+      } else expect(score.breakdown).toBeUndefined()
     }), runs)
   })
 
@@ -228,9 +259,12 @@ describe("signal backtests", () => {
         const { sweep: _, ...rest } = request
         const alone = scoreSignal(history, { ...rest, signal: { ...request.signal, [sweep.field]: value } }, now)
         const got = score.sweep!.results[i]!
-        expect({ ...got, value: undefined, staked: 0, profit: 0, return: 0 })
-          .toEqual({ trades: alone.trades, settled: alone.settled, wins: alone.wins, losses: alone.losses, open: alone.open, winRate: alone.winRate, value: undefined, staked: 0, profit: 0, return: 0 })
+        const { value: _v, staked: _s, profit: _p, return: _r, curve, ...counts } = got
+        expect(counts)
+          .toEqual({ days: request.days, sizing: request.sizing, trades: alone.trades, settled: alone.settled, wins: alone.wins, losses: alone.losses, open: alone.open, winRate: alone.winRate })
         expect(close(got.staked, alone.staked) && close(got.profit, alone.profit)).toBe(true)
+        expectCurvesClose(curve, alone.curve)
+        expect(curve.at(-1)?.cumulative).toBe(got.profit)
       })
       // The main score is still the signal as sent.
       const { sweep: _, ...plain } = request
