@@ -9,6 +9,13 @@ const WALLET = /^0x[0-9a-fA-F]{40}$/
 export const canonicalHandle = (venue: string, handle: string): string =>
   venue === "venue_b" && WALLET.test(handle) ? handle.toLowerCase() : handle
 
+/**
+ * What to call a trader with no public name: its handle, but a wallet shortened (`0xa0f2…1848`), since a
+ * wallet address is never given out as a name (spec: Trader summary).
+ */
+export const handleLabel = (handle: string): string =>
+  WALLET.test(handle) ? `${handle.slice(0, 6)}…${handle.slice(-4)}` : handle
+
 /** `<venue>:<handle>` with the handle made canonical (see `canonicalHandle`). */
 export const canonicalTraderRef = (ref: string): string => {
   const at = ref.indexOf(":")

@@ -26,7 +26,7 @@ import {
 import { Venue } from "../domain/enums.js"
 import { NotFound, Validation } from "../domain/errors.js"
 import { MAX_MARKET_BOTS, MAX_SIGNAL_BOTS, STRICT } from "../domain/limits.js"
-import { BotId, BotKind, splitTraderRef } from "../domain/refs.js"
+import { BotId, BotKind, handleLabel, splitTraderRef } from "../domain/refs.js"
 import { namesTraders } from "../domain/enums.js"
 import type { UsdSizing } from "../domain/signal.js"
 import { BotStore, newBotId } from "../store/bots.js"
@@ -79,7 +79,7 @@ const traderContext = (request: TraderBotRequest, accountId: string, createdAt: 
     }
     const known = yield* bots.trader(ref)
     if (known === null) return yield* new NotFound({ error: `No trader has ref ${ref}` })
-    const name = known.name ?? splitTraderRef(ref).handle
+    const name = known.name ?? handleLabel(splitTraderRef(ref).handle)
     const ctx: TraderBotContext = {
       ...base(newBotId("trader"), accountId, createdAt, name, request.alerts), kind: "trader",
       settings: { trader: { ref, name: known.name }, sizing: request.sizing, mirrorExits: request.mirrorExits }, matched: [],

@@ -5,12 +5,14 @@ import { aListing, aSettlement } from "../actors/market-builders.js"
 import { aBookedMarket, T0 } from "./builders.js"
 import { startBotsServer, type BotsServer } from "./server.js"
 
+const WALLET = "0xa0f21e6d351baa9185716b5c00c2925ed9621848"
 let s: BotsServer
 
 beforeAll(async () => {
   s = await startBotsServer()
   await s.known("venue_a:alice", "Alice")
   await s.known("venue_b:0xbob", null)
+  await s.known(`venue_b:${WALLET}`, null)
   s.feed(...aBookedMarket("C1", T0))
   s.feed(...aBookedMarket("C2", T0, { series: "btc-hourly" }))
   s.feed({ ...aListing({ contract: "E1a", event: "E1", t: T0 }) }, { ...aListing({ contract: "E1b", event: "E1", t: T0 }) })
@@ -38,9 +40,11 @@ describe("POST /v2/bots", () => {
     expect(r.body.data.id).toMatch(/^trader:/)
     expect(r.body.data.trades).toBeUndefined()
     expect(typeof r.body.data.summary).toBe("string")
-    // A trader without a public name takes the handle.
+    // A trader without a public name takes the handle; a wallet, shortened (never a whole address as a name).
     const b = await post({ trigger: { trader: "venue_b:0xbob" } })
     expect(b.body.data).toMatchObject({ name: "0xbob", settings: { trader: { name: null } } })
+    const wallet = await post({ trigger: { trader: `venue_b:${WALLET}` } })
+    expect(wallet.body.data).toMatchObject({ name: "0xa0f2…1848", settings: { trader: { ref: `venue_b:${WALLET}`, name: null } } })
   })
 
   it("refuses a second bot on the same trader, an unknown trader, a venue that names no traders", async () => {
@@ -145,7 +149,7 @@ describe("GET /v2/bots and /v2/bots/{id}", () => {
     const traders = await s.as("write", "/v2/bots?kind=trader")
     expect(traders.body.data.every((b: any) => b.kind === "trader")).toBe(true)
     const venueB = await s.as("write", "/v2/bots?venue=venue_b&kind=trader&kind=market")
-    expect(venueB.body.data.map((b: any) => b.name)).toEqual(["0xbob"])
+    expect(venueB.body.data.map((b: any) => b.name)).toEqual(["0xa0f2…1848", "0xbob"])
     const ended = await s.as("other", "/v2/bots?status=ended")
     // The trader bot on alice ended by the duplicate test, and one more ended before.
     expect(ended.body.data).toHaveLength(2)
