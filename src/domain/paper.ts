@@ -15,7 +15,7 @@ import { SettledResult } from "./trader.js"
 const says = (message: string) => ({ message: () => message })
 const fmt = (n: number) => n.toLocaleString("en-US")
 
-const buyUsd = Schema.Number.pipe(
+export const BuyUsd = Schema.Number.pipe(
   Schema.greaterThan(0, says(`usd must be above 0 and at most ${fmt(MAX_PAPER_BUY_USD)}`)),
   Schema.lessThanOrEqualTo(MAX_PAPER_BUY_USD, says(`usd must be above 0 and at most ${fmt(MAX_PAPER_BUY_USD)}`)),
 )
@@ -37,7 +37,7 @@ const PaperOrderFields = Schema.Struct({
   outcome: OutcomeText,
   action: TradeAction,
   /** Required on a buy. */
-  usd: optionalKey(buyUsd),
+  usd: optionalKey(BuyUsd),
   /** Required on a sell. */
   contracts: optionalKey(SellContracts),
   /** Buy only: fills only the book inside this price. */
@@ -67,7 +67,7 @@ export const PaperBuy = Schema.Struct({
   market: MarketRef,
   outcome: OutcomeText,
   action: Schema.Literal("buy"),
-  usd: buyUsd,
+  usd: BuyUsd,
   maxPrice: optionalKey(Price),
 })
 export type PaperBuy = typeof PaperBuy.Type

@@ -22,6 +22,7 @@ import { listFollows, setFollow } from "./v1-follows.js"
 import { deleteExitRule, listExitRules, setExitRule } from "./v1-exits.js"
 import { getPortfolio } from "./v1-portfolio.js"
 import { setAutopilot } from "./v1-autopilot.js"
+import { placeOrder, sellPosition } from "./v1-live-orders.js"
 import { getMarketV1, getTraderV1, listTradersV1, placePaperOrderV1 } from "./v1-aliases.js"
 import { deleteMarketAlert, getAlerts, getMarketAlerts, setMarketAlert } from "./v1-alerts.js"
 import { deleteStrategy, getStrategyPerformance, listStrategies, saveStrategy } from "./v1-strategies.js"
@@ -74,6 +75,8 @@ export const registry = [
   listTradersV1,
   getTraderV1,
   placePaperOrderV1,
+  placeOrder,
+  sellPosition,
 ] as const satisfies ReadonlyArray<AnyOperation>
 
 export type Registry = typeof registry
