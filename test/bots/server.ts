@@ -16,6 +16,7 @@ import { Health } from "../../src/operations/health.js"
 import type { Operation } from "../../src/operations/operation.js"
 import { CursorKey } from "../../src/operations/paging.js"
 import { Counters } from "../../src/store/counters.js"
+import { type AccountFact, WebhookSink } from "../../src/webhooks/sink.js"
 import { TestDb } from "../support/db.js"
 import { call } from "../support/http-client.js"
 import { aPrincipal, memoryKeys } from "../support/memory-keys.js"
@@ -32,14 +33,19 @@ export interface BotsServer {
 
 let trades = 0
 
-export const startBotsServer = async (extra: ReadonlyArray<Operation<any, any, any>> = []): Promise<BotsServer> => {
+export const startBotsServer = async (
+  extra: ReadonlyArray<Operation<any, any, any>> = [],
+  /** When given, the bots' webhook facts are pushed here (a WebhookSink). */
+  facts?: Array<AccountFact>,
+): Promise<BotsServer> => {
   const a = aPrincipal()
   const tokens = {
     write: a, read: { ...a, keyId: `${a.keyId}_r`, scopes: ["read" as const] }, other: aPrincipal(), fresh: aPrincipal(),
   }
   let publish: (e: MarketEvent) => void = () => {}
   const markets = new MarketRegistry((e) => publish(e))
-  const base = Layer.mergeAll(Layer.succeed(Markets, marketsOf(markets)), OrderedFeed.layer)
+  const sink = facts === undefined ? Layer.empty : Layer.succeed(WebhookSink, { publish: (f) => void facts.push(...f) })
+  const base = Layer.mergeAll(Layer.succeed(Markets, marketsOf(markets)), OrderedFeed.layer, sink)
   const botsLayer = makeBotsLayer({ flushEveryMs: 50 }).pipe(Layer.provideMerge(base))
   const layer = makeHttpServer([createBot, listBots, getBot, updateBot, deleteBot, ...extra] as ReadonlyArray<Operation<any, any, never>>, { port: 0, host: "127.0.0.1" }).pipe(
     Layer.provide([memoryKeys(tokens), Counters.memory, Health.layer, CursorKey.layer("bots-cursor")]),

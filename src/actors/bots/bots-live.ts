@@ -138,11 +138,12 @@ export const makeBotsLayer = (options: BotsOptions = {}): Layer.Layer<Bots, neve
       const service: BotsService = {
         registry,
         markets: reads,
+        // Its trades are published once stored, as the flush does (a market bot's buy at creation included).
         persist: (id) =>
           Effect.suspend(() => {
             registry.dirty.delete(id)
             const s = saveOf(id)
-            return s === null ? Effect.void : BotStore.save([s])
+            return s === null ? Effect.void : Effect.tap(BotStore.save([s]), () => Effect.sync(() => publishTrades([s])))
           }).pipe(Effect.provide(sqlContext)),
         trader: (ref) => BotStore.trader(ref).pipe(Effect.provide(sqlContext)),
         flush: flushNow,
