@@ -3,7 +3,7 @@
 // Schema is split into path, query, body and (`Operation.headers`) request headers.
 import { HttpApi, HttpApiBuilder, HttpApiEndpoint, HttpApiGroup, HttpApiSchema, HttpServerResponse, OpenApi } from "@effect/platform"
 import { Effect, Layer, ParseResult, Schema, SchemaAST } from "effect"
-import { type AnyOperation, inputSchema, type OperationsContext, pathParams } from "../operations/operation.js"
+import { type AnyOperation, closedStruct, inputSchema, type OperationsContext, pathParams } from "../operations/operation.js"
 import { Health, HealthReport } from "../operations/health.js"
 import { Counters } from "../store/counters.js"
 import { CurrentPrincipal, RequireRead, RequireWrite } from "./auth.js"
@@ -20,17 +20,6 @@ const structFields = (schema: Schema.Schema.Any): Fields | undefined =>
 const pick = (fields: Fields, keep: (name: string) => boolean): Fields =>
   Object.fromEntries(Object.entries(fields).filter(([name]) => keep(name)))
 
-/**
- * A Struct of `fields` that rejects unknown keys. An empty Struct decodes as "any non-null value"
- * (no key is checked at all), so an empty one refuses every key by a filter instead.
- */
-const closedStruct = (fields: Fields): Schema.Schema.Any =>
-  Object.keys(fields).length > 0
-    ? Schema.Struct(fields)
-    : Schema.Struct({}).pipe(Schema.filter((o) => {
-      const key = Object.keys(o)[0]
-      return key === undefined ? true : new ParseResult.Pointer(key, o, new ParseResult.Unexpected(o[key as keyof typeof o], "is unexpected"))
-    }))
 
 const hasBody = (op: AnyOperation) => op.method === "POST" || op.method === "PUT" || op.method === "PATCH"
 

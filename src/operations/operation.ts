@@ -3,7 +3,7 @@
 // nothing of HTTP requests: doors decode the input with `inputSchema(op)`, call `run` with a context
 // they build, and wrap the output in their own envelope.
 import type { Effect } from "effect"
-import { Schema } from "effect"
+import { ParseResult, Schema } from "effect"
 import type { Scope } from "../domain/enums.js"
 import type { ApiError, QuotaExceeded } from "../domain/errors.js"
 import type { Principal } from "../domain/principal.js"
@@ -135,9 +135,25 @@ export const alsoAt = <I, O, R>(op: Operation<I, O, R>, alias: { readonly name: 
   mcp: false,
 })
 
-/** The input Schema as every door must decode it: unknown fields (nested too) are errors. */
+/**
+ * A Struct of `fields` that rejects unknown keys. An empty Struct decodes as "any non-null value"
+ * (no key is checked at all), so an empty one refuses every key by a filter instead.
+ */
+export const closedStruct = (fields: Schema.Struct.Fields): Schema.Schema.Any =>
+  Object.keys(fields).length > 0
+    ? Schema.Struct(fields)
+    : Schema.Struct({}).pipe(Schema.filter((o) => {
+      const key = Object.keys(o)[0]
+      return key === undefined ? true : new ParseResult.Pointer(key, o, new ParseResult.Unexpected(o[key as keyof typeof o], "is unexpected"))
+    }))
+
+const isEmptyStruct = (schema: Schema.Schema.Any): boolean =>
+  "fields" in schema && typeof schema.fields === "object" && schema.fields !== null && Object.keys(schema.fields).length === 0
+
+/** The input Schema as every door must decode it: unknown fields (nested too, and on an input without fields) are errors. */
 export const inputSchema = <I, IE, R>(schema: Schema.Schema<I, IE, R>): Schema.Schema<I, IE, R> =>
-  schema.annotations({ parseOptions: { onExcessProperty: "error" } })
+  (isEmptyStruct(schema) ? (closedStruct({}) as unknown as Schema.Schema<I, IE, R>) : schema)
+    .annotations({ parseOptions: { onExcessProperty: "error" } })
 
 /** `:name` segments of a route, in order. */
 export const pathParams = (path: string): ReadonlyArray<string> =>

@@ -112,6 +112,9 @@ describe("MCP door: tools", () => {
     expect(bodyOf(nested)).toEqual({ success: false, error: "Unknown field `nested.extra`", code: "VALIDATION" })
     const missing = await client.callTool({ name: "create_thing", arguments: {} })
     expect(bodyOf(missing)).toEqual({ success: false, error: "`label` is required", code: "VALIDATION" })
+    // A tool without arguments refuses any (its input is an empty Struct, which alone would take anything).
+    const extra = await client.callTool({ name: "dies", arguments: { x: 1 } })
+    expect(bodyOf(extra)).toEqual({ success: false, error: "Unknown field `x`", code: "VALIDATION" })
     const tooLong = await client.callTool({ name: "create_thing", arguments: { label: "x".repeat(21) } })
     expect((bodyOf(tooLong) as { code: string }).code).toBe("VALIDATION")
     expect(bodyOf(await client.callTool({ name: "create_thing", arguments: { label: "x".repeat(20) } })))
