@@ -123,6 +123,9 @@ const sideKeyOf = (trader: string, contract: string, outcome: string): string =>
 export const positionIdOf = (p: Pick<TraderPosition, "trader" | "contract" | "outcome" | "openedAt">): string =>
   `tp_${stableHash([p.trader, p.contract, p.outcome, p.openedAt])}`
 
+/** How far behind feed time the pipeline moves the other markets' move detectors: the trade join's window and some. */
+export const DETECTOR_LAG_MS = 15_000
+
 export class IntelPipeline {
   readonly config: IntelConfig
   readonly #contracts = new Map<string, ContractState>()
@@ -279,9 +282,11 @@ export class IntelPipeline {
     const minute = Math.floor(ts / MINUTE_MS)
     if (minute === this.#minute) return
     this.#minute = minute
-    // Once per feed minute, let every live detector confirm the holds that have passed.
+    // Once per feed minute, let every live detector confirm the holds that have passed, DETECTOR_LAG_MS
+    // behind: a venue_b trade reaches the pipeline after its join window (up to 10 s of feed time), with
+    // its own earlier time, and a detector takes no point older than its clock.
     for (const state of this.#contracts.values()) {
-      if (state.detector !== null) this.#moves(state, state.detector.advance(ts))
+      if (state.detector !== null) this.#moves(state, state.detector.advance(ts - DETECTOR_LAG_MS))
     }
   }
 

@@ -132,6 +132,18 @@ describe("the result of a settled multi-contract market", () => {
 })
 
 describe("moves and figures", () => {
+  it("takes a market's point that arrives after another market's newer event moved the clock (a venue_b trade out of its join window)", () => {
+    const late = aMarket({ contract: "LATE", venue: "venue_b" })
+    const other = aMarket({ contract: "OTHER" })
+    const p = new IntelPipeline()
+    p.applyAll([opened(late), opened(other), priced(late, T0, 0.6), priced(other, T0 + 15_000, 0.5)])
+    // The clock enters a new minute on the other market; the late market's trade of 10 s before comes after.
+    p.applyAll([priced(other, T0 + 70_000, 0.5), priced(late, T0 + 60_000, 0.4)])
+    p.applyAll([priced(other, T0 + 20 * MIN, 0.5)])
+    expect(p.takeChanges().moves.filter((m) => m.ref === late.ref).map((m) => [m.type, m.outcome, m.time]))
+      .toEqual([["move", "Yes", T0 + 60_000 + 5 * MIN], ["flip", "No", T0 + 60_000 + 5 * MIN]])
+  })
+
   it("records a move once the Yes price held, and whales when three whales buy one side", () => {
     const m = aMarket({ contract: "C1" })
     const p = new IntelPipeline()

@@ -111,6 +111,14 @@ export class TradeJoin {
     return trade
   }
 
+  /** Whether an item waits alone whose window has ended by `now` (what `flush(now)` would release). Cheap: the queue's head. */
+  dueBy(now: number): boolean {
+    let w = this.dueQueue[this.dueHead]
+    // Items joined meanwhile are skipped here as `flush` skips them.
+    while (w !== undefined && w.due === null) w = this.dueQueue[++this.dueHead]
+    return w !== undefined && w.due !== null && w.due <= now
+  }
+
   /** Items whose window ended by `now`, alone, in arrival order; forgets old keys. */
   flush(now: number): Array<TradePrinted> {
     const out: Array<TradePrinted> = []

@@ -148,6 +148,18 @@ describe("MarketRegistry", () => {
     expect(registry.info("venue_b:M")?.sides.map((s) => s.name)).toEqual(["Trump", "Vance"])
   })
 
+  it("emits a held venue_b trade before the event whose time ended its join window, also in the same batch", () => {
+    const out = collector()
+    const registry = new MarketRegistry(out.sink, { join: { windowMs: 10_000, rememberMs: 60_000 } })
+    const b = { venue: "venue_b" as const, contract: "M" }
+    registry.deliver([aListing({ ...b, outcomes: ["tY", "tN"], names: ["Trump", "Vance"], t: 0 }), aListing({ contract: "A", t: 0 })])
+    registry.deliver([anAttribution({ ...b, outcome: "tY", txId: "0x1", price: 0.4, contracts: 50, t: 1_000, receivedAt: 1_000 })])
+    // One batch: an earlier print of A, then one of A after the held trade's window ended.
+    registry.deliver([aPrint({ contract: "A", t: 5_000, price: 0.5 }), aPrint({ contract: "A", t: 70_000, price: 0.6 })])
+    const order = out.events.flatMap((e) => (e._tag === "TradePrinted" ? [[e.ref, e.ts] as const] : []))
+    expect(order).toEqual([["venue_a:A", 5_000], ["venue_b:M", 1_000], ["venue_a:A", 70_000]])
+  })
+
   it("hands changed records to the store's flush once each, in change order", () => {
     const registry = new MarketRegistry(() => {})
     registry.deliver([aListing({ contract: "A" }), aListing({ contract: "B" })])

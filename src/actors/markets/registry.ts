@@ -137,7 +137,17 @@ export class MarketRegistry {
   /** One feed batch (a frame's events): at most one `send` per contract. */
   deliver(batch: FeedBatch): void {
     for (const event of batch) {
-      if (event.receivedAt > this.now) this.now = event.receivedAt
+      if (event.receivedAt > this.now) {
+        this.now = event.receivedAt
+        // Trades whose join window this event's time ended go out before it: they happened before it, and
+        // the intel pipeline's move detectors take points in time order. What this batch routed so far is
+        // applied first (so a batch is then more than one send per contract; only when a trade is released).
+        if (this.join.dueBy(this.now)) {
+          this.applyPending()
+          for (const trade of this.join.flush(this.now)) this.routeKnown(trade)
+          this.applyPending()
+        }
+      }
       this.counters.events++
       this.route(event)
     }
@@ -152,6 +162,12 @@ export class MarketRegistry {
 
   private settle(): void {
     for (const trade of this.join.flush(this.now)) this.routeKnown(trade)
+    this.applyPending()
+    this.retireDue()
+  }
+
+  /** Applies the inputs routed so far to their actors (one delivery each) and emits what they emit. */
+  private applyPending(): void {
     const pending = this.pending
     for (let p = 0; p < pending.length; p++) {
       const entry = pending[p] as LiveEntry
@@ -168,7 +184,6 @@ export class MarketRegistry {
       inputs.length = 0
     }
     pending.length = 0
-    this.retireDue()
   }
 
   private route(event: FeedEvent): void {
