@@ -32,4 +32,13 @@ describe("bot.trade facts", () => {
     await new Promise((r) => setTimeout(r, 200))
     expect(botTrades(id)).toEqual([[`${id}#1`, "open"]])
   })
+
+  it("a bot with alerts: false tells nothing (bot.trade is the messaging-app half of a bot's alerts)", async () => {
+    const quiet = await s.as("fresh", "/v2/bots", {
+      method: "POST", body: { trigger: { market: "venue_a:W1", outcome: "yes", rule: {} }, sizing: { usd: 20 }, alerts: false },
+    })
+    expect(quiet.body.data.record.trades).toBe(1)
+    await new Promise((r) => setTimeout(r, 200))
+    expect(botTrades(quiet.body.data.id)).toEqual([])
+  })
 })

@@ -84,14 +84,17 @@ export const makeBotsLayer = (options: BotsOptions = {}): Layer.Layer<Bots, neve
         return saved.changed({ id, name: ctx.name, status, settings: settingsOf(ctx), snapshot: registry.persisted(id) }, ctx.trades)
       }
 
-      /** Tells the webhooks (when they run) of each bot trade just stored opened or closed. */
+      /**
+       * Tells the webhooks (when they run) of each trade just stored opened or closed by a bot with `alerts:
+       * true` (spec: Notifications; `bot.trade` is the messaging-app half of a bot's alerts).
+       */
       const sink = yield* webhookSink
       const publishTrades = (saves: ReadonlyArray<BotSave>): void => {
         if (Option.isNone(sink)) return
         const prices = (contract: string) => markets.yesPrice(contract)
         sink.value.publish(saves.flatMap((save) => {
           const ctx = registry.context(save.id)
-          if (ctx === undefined) return []
+          if (ctx === undefined || !ctx.alerts) return []
           return save.trades.map((t) => ({
             _tag: "BotTradeSaved" as const, accountId: ctx.accountId, bot: { id: save.id, name: save.name }, tradeId: t.id,
             status: t.status, at: t.closedAt ?? t.openedAt, row: tradeRowOf(t, prices),
