@@ -3,8 +3,8 @@
 // (batched upserts), next to plain JSON.parse of the same frames in the same run. Target ratio ≥ 0.5.
 // Storage is the suite's: embedded PGlite by default, DATABASE_URL when set.
 // End to end runs the way the service does: frames are ingested in chunks (MarketsLive takes up to 1,024
-// batches at a time from the FeedBus), and a flush fiber writes what changed (intel rows and market
-// records, one atomic write each) every `persistEveryMs` while ingest goes on; the clock stops when the
+// batches at a time from the FeedBus), and a flush fiber writes what changed (intel rows, market
+// records and price bars) every `persistEveryMs` while ingest goes on; the clock stops when the
 // last write has finished. The old blocking policy (ingest waits for a write every N frames) is also
 // printed unless `blockingEveryFrames` is 0.
 // Every figure is the best of RUNS runs (JSON.parse, in memory, and each store policy, every store run
@@ -22,6 +22,7 @@ import { Replayer, replayFrames } from "../src/feeds/replay.js"
 import { IntelPipeline } from "../src/intel/pipeline.js"
 import { persistIntel } from "../src/store/intel.js"
 import { MarketStore } from "../src/store/markets.js"
+import { PriceBarStore } from "../src/store/price-bars.js"
 import { TestDb } from "../test/support/db.js"
 import { startSimFeed } from "../test/support/sim-feeds.js"
 
@@ -83,9 +84,10 @@ const flushOf = (pipeline: IntelPipeline, registry: MarketRegistry) => {
   const changes = pipeline.takeChanges()
   const positions = pipeline.takePositionChanges()
   const markets = registry.drainChanges()
+  const bars = registry.drainBars()
   return {
     trades: changes.trades.length,
-    write: Effect.zipRight(persistIntel(changes, positions), MarketStore.upsert(markets)),
+    write: Effect.zipRight(persistIntel(changes, positions), Effect.zipRight(MarketStore.upsert(markets), PriceBarStore.upsert(bars))),
   }
 }
 
@@ -157,7 +159,7 @@ const blocking = Effect.gen(function* () {
 
 // Each run starts from empty tables (inserts, as on a first ingest), outside the timing.
 const empty = Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(
-  "TRUNCATE intel_markets, whale_trades, named_trades, moves, trader_positions, intel_settlements, markets, market_events"))
+  "TRUNCATE intel_markets, whale_trades, named_trades, moves, trader_positions, intel_settlements, markets, market_events, price_bars"))
 
 const fastest = <A extends { readonly ms: number }>(all: ReadonlyArray<A>): A =>
   all.reduce((best, run) => (run.ms < best.ms ? run : best))

@@ -25,6 +25,7 @@ import { backfill, progressPrinter, type BackfillProgress } from "../feeds/backf
 import { VenueFeeds } from "../feeds/live.js"
 import { Health } from "../operations/health.js"
 import { backfilledUntil, persistIntel, restorePipeline, setBackfilledUntil, storedWhaleTradesSince } from "../store/intel.js"
+import { BARS_KEPT_MS, PriceBarStore } from "../store/price-bars.js"
 import { MarketStore } from "../store/markets.js"
 import { DAY_MS } from "./config.js"
 import { carriedInOrder, IntelBus, OrderedFeed } from "./intel-bus.js"
@@ -135,6 +136,8 @@ export const makeIntelLayer = (options: IntelLiveOptions = {}): Layer.Layer<Inte
           yield* flush
           const records = registry.drainChanges()
           yield* Effect.orDie(MarketStore.upsert(records))
+          // History's price bars, for Get Market's `history` (a week of them: its longest range).
+          yield* PriceBarStore.upsert(registry.drainBars(until - BARS_KEPT_MS))
           markets.adoptHistory(records)
         }))
         let rows = 0

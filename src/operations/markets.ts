@@ -24,6 +24,7 @@
 // value, bad `range`), NOT_FOUND (no market or event has that ref), QUOTA_EXCEEDED (the includes would
 // pass the per-minute limit; `include=trades` when the daily trade allowance is spent), SCOPE_REQUIRED.
 import { Clock, Duration, Effect, Option, Schema } from "effect"
+import { coarsen, mergeBars, MINUTE_MS } from "../actors/markets/bars.js"
 import { Markets, type MarketsService } from "../actors/markets/market-bus.js"
 import type { Venue } from "../domain/enums.js"
 import { NotFound, Validation } from "../domain/errors.js"
@@ -38,6 +39,7 @@ import { Intel, type IntelService } from "../intel/live.js"
 import { isoOf } from "../intel/rows.js"
 import { marketFigures, type MarketFigures } from "../intel/views.js"
 import { MarketStore } from "../store/markets.js"
+import { PriceBarStore } from "../store/price-bars.js"
 import { marketsWithWhaleTrades, marketWhaleBuys, seriesWindows, whaleSides, whaleTraders } from "../store/reads.js"
 import { chargeTrades } from "./allowance.js"
 import { CategoryFilter, containsEveryWord, KindFilter, MarketRefParam, SearchText, VenueFilter, wordsOf } from "./filters.js"
@@ -310,6 +312,8 @@ const bookOf = (markets: MarketsService, r: Resolved, now: number): ReadonlyArra
 }
 
 const RANGE_MS: Readonly<Record<HistoryRange, number>> = { "1h": HOUR_MS, "1d": DAY_MS, "7d": 7 * DAY_MS }
+/** One price point per minute over an hour or a day, per 10 minutes over a week (at most 1,440 and 1,008). */
+const HISTORY_STEP_MS: Readonly<Record<HistoryRange, number>> = { "1h": MINUTE_MS, "1d": MINUTE_MS, "7d": 10 * MINUTE_MS }
 
 const sidesJson = (value: unknown): ReadonlyArray<{ readonly id: string }> => {
   const parsed: unknown = typeof value === "string" ? JSON.parse(value) : value
@@ -320,7 +324,13 @@ const historyOf = (markets: MarketsService, r: Resolved, range: HistoryRange, no
   Effect.gen(function* () {
     const info = r.infos[0]
     if (r.contracts.length !== 1 || info === undefined) return null
-    const prices = markets.bars(info.ref, now - RANGE_MS[range], now + 1).map((b) => ({ time: isoOf(b.start), price: b.close, volume: b.usd }))
+    const from = now - RANGE_MS[range]
+    // The store's bars (written within a flush of the actor's, and all a retired or restarted market has),
+    // under the live actor's, which are current.
+    const stored = yield* PriceBarStore.range(info.ref, from, now + 1)
+    const bars = mergeBars(stored, markets.bars(info.ref, from, now + 1))
+    const step = HISTORY_STEP_MS[range]
+    const prices = (step === MINUTE_MS ? bars : coarsen(bars, step)).map((b) => ({ time: isoOf(b.start), price: b.close, volume: b.usd }))
     let series: MarketHistory["series"] = null
     if (info.series !== null) {
       const rows = yield* seriesWindows(info.venue, info.series, SERIES_WINDOWS)

@@ -1,7 +1,8 @@
 // Markets persisted and restored, against the suite's database: a record round-trips through the
 // store; writes are multi-row (statements per chunk, not per market); and MarketsLive writes listings
 // and lifecycle changes in batches from its own fiber, flushes the rest on shutdown, and a restart
-// restores open markets as actors (no book until a snapshot) and settled ones as records.
+// restores open markets as actors (no book until a snapshot) and settled ones as records. Price bars:
+// upserted by minute, pruned by age, written by MarketsLive's flush, and still there after a restart.
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
 import { Chunk, Context, Effect, Exit, Layer, PubSub, Queue, Scope, Tracer } from "effect"
@@ -10,6 +11,7 @@ import { infoOf } from "../../src/actors/markets/market-live.js"
 import { makeMarketsLayer, MarketBus, Markets } from "../../src/actors/markets/market-bus.js"
 import type { MarketRecord } from "../../src/domain/market-events.js"
 import { MarketStore } from "../../src/store/markets.js"
+import { PriceBarStore } from "../../src/store/price-bars.js"
 import { TestDb } from "../support/db.js"
 import { aListing, aPrint, aSettlement, aSnapshot } from "./market-builders.js"
 
@@ -127,5 +129,45 @@ layer(TestDb, { timeout: "120 seconds", excludeTestServices: true })("market sto
       expect((yield* count)[0]?.n).toBe(0)
       yield* Scope.close(markets.scope, Exit.void)
       expect((yield* count)[0]?.n).toBe(1)
+    }))
+
+  it.effect("price bars: upserted by minute (the last of a minute wins), read by range, pruned by age", () =>
+    Effect.gen(function* () {
+      const bar = (start: number, close: number, trades = 1) => ({ start, open: 0.4, high: Math.max(0.4, close), low: Math.min(0.4, close), close, usd: 10, contracts: 20, trades })
+      yield* PriceBarStore.upsert([
+        { ref: "venue_a:PB-1", bar: bar(60_000, 0.41) },
+        { ref: "venue_a:PB-1", bar: bar(120_000, 0.42) },
+        { ref: "venue_a:PB-1", bar: bar(120_000, 0.43, 2) }, // the same minute again in one call
+        { ref: "venue_a:PB-2", bar: bar(60_000, 0.5) },
+      ])
+      yield* PriceBarStore.upsert([{ ref: "venue_a:PB-1", bar: bar(60_000, 0.45, 3) }])
+      expect(yield* PriceBarStore.range("venue_a:PB-1", 0, 180_000)).toEqual([bar(60_000, 0.45, 3), bar(120_000, 0.43, 2)])
+      expect((yield* PriceBarStore.range("venue_a:PB-1", 60_001, 120_000))).toEqual([])
+      yield* PriceBarStore.prune(120_000)
+      expect((yield* PriceBarStore.range("venue_a:PB-1", 0, 180_000)).map((b) => b.start)).toEqual([120_000])
+      expect(yield* PriceBarStore.range("venue_a:PB-2", 0, 180_000)).toEqual([])
+    }))
+
+  it.effect("MarketsLive writes price bars with its flush, and they outlive a restart", () =>
+    Effect.gen(function* () {
+      const a = { venue: "venue_a" as const }
+      const first = yield* startMarkets()
+      first.feed.unsafeOffer([aListing({ ...a, contract: "BARS-1", t: 1_000 })])
+      first.feed.unsafeOffer([aPrint({ ...a, contract: "BARS-1", t: 61_000, price: 0.4 }), aPrint({ ...a, contract: "BARS-1", t: 125_000, price: 0.45 })])
+      const stored = () => PriceBarStore.range("venue_a:BARS-1", 0, 600_000)
+      let rows: ReadonlyArray<{ readonly start: number }> = []
+      for (let i = 0; i < 200 && rows.length < 2; i++) {
+        rows = yield* stored()
+        if (rows.length < 2) yield* Effect.sleep("20 millis")
+      }
+      expect(rows).toMatchObject([{ start: 60_000, close: 0.4, trades: 1 }, { start: 120_000, close: 0.45, trades: 1 }])
+      // A later trade in the same minute, just before shutdown: written by the shutdown flush.
+      first.feed.unsafeOffer([aPrint({ ...a, contract: "BARS-1", t: 126_000, price: 0.5 })])
+      yield* until(() => first.markets.lastPrice("venue_a:BARS-1") === 0.5)
+      yield* Scope.close(first.scope, Exit.void)
+      expect(yield* stored()).toMatchObject([{ start: 60_000, close: 0.4 }, { start: 120_000, open: 0.45, close: 0.5, trades: 2 }])
+      const second = yield* startMarkets()
+      expect(second.markets.bars("venue_a:BARS-1", 0, 600_000)).toEqual([]) // the new actor has none in memory
+      yield* Scope.close(second.scope, Exit.void)
     }))
 })

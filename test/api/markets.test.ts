@@ -4,6 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { DAY, NOW, startApiFixture, type Fixture } from "../support/api-fixture.js"
 import { call } from "../support/http-client.js"
+import { PriceBarStore } from "../../src/store/price-bars.js"
 
 let f: Fixture
 beforeAll(async () => {
@@ -211,6 +212,31 @@ describe("detail", () => {
     const hour = (await get(`/v2/markets/${enc("venue_a:C5")}?include=history&range=1h`)).body.data.history
     for (const p of hour.prices) expect(Date.parse(p.time)).toBeGreaterThanOrEqual(NOW - 3_600_000 - 60_000)
     expect((await get(`/v2/markets/${enc("venue_a:C1")}?include=history`)).body.data.history.series).toBeNull()
+  })
+
+  it("history: stored bars (a restart's, a week's) under the live actor's; 7d in 10-minute points", async () => {
+    const ref = "venue_a:C2"
+    const day = (await get(`/v2/markets/${enc(ref)}?include=history&range=1d`)).body.data.history.prices as Array<any>
+    expect(day.length).toBeGreaterThan(0)
+    const liveMinute = Date.parse(day[day.length - 1].time)
+    const livePrice = day[day.length - 1].price
+    const bar = (start: number, close: number, usd: number) => ({ start, open: close, high: close, low: close, close, usd, contracts: usd / close, trades: 1 })
+    const old = NOW - 3 * DAY - ((NOW - 3 * DAY) % 600_000) // a 10-minute boundary three days back
+    await f.run(PriceBarStore.upsert([
+      { ref, bar: bar(old, 0.31, 5) }, { ref, bar: bar(old + 240_000, 0.33, 7) }, { ref, bar: bar(old + 600_000, 0.35, 1) },
+      { ref, bar: bar(liveMinute, 0.999, 1) }, // the live actor's minute: its bar wins
+    ]))
+    const week = (await get(`/v2/markets/${enc(ref)}?include=history&range=7d`)).body.data.history.prices as Array<any>
+    const times = week.map((p) => Date.parse(p.time))
+    expect(times.every((t) => t % 600_000 === 0)).toBe(true)
+    expect([...new Set(times)].sort((a, b) => a - b)).toEqual(times)
+    expect(week.filter((p) => Date.parse(p.time) >= old && Date.parse(p.time) <= old + 600_000)).toEqual([
+      { time: new Date(old).toISOString(), price: 0.33, volume: 12 },
+      { time: new Date(old + 600_000).toISOString(), price: 0.35, volume: 1 },
+    ])
+    const again = (await get(`/v2/markets/${enc(ref)}?include=history&range=1d`)).body.data.history.prices as Array<any>
+    expect(again).toEqual(day) // nothing older than the range, and the live bar over the stored one
+    expect(again.at(-1).price).toBe(livePrice)
   })
 
   it("trades: the newest 40 whale buys, charged to the trade allowance", async () => {

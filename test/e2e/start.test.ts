@@ -33,4 +33,25 @@ describe("npm start on a fresh DATA_DIR", () => {
     expect(missing.status).toBe(401)
     expect(await missing.json()).toMatchObject({ success: false, code: "UNAUTHORIZED" })
   })
+
+  it("shows backfilled price history on Get Market, for a settled market and an open one", async () => {
+    const { base, key } = running()
+    const get = async (path: string) => {
+      const response = await fetch(`${base}${path}`, { headers: { authorization: `Bearer ${key}` } })
+      expect(response.status, path).toBe(200)
+      return ((await response.json()) as { data: any }).data
+    }
+    for (const status of ["settled", "open"]) {
+      const rows = (await get(`/v2/markets?status=${status}&limit=200`)) as Array<{ ref: string; contract: string | null }>
+      const singles = rows.filter((r) => r.ref === r.contract) // history is for a single contract
+      expect(singles.length, status).toBeGreaterThan(0)
+      // History's bars are in the store: at least one such market shows a week of prices.
+      let shown = 0
+      for (const r of singles.slice(0, 20)) {
+        const history = (await get(`/v2/markets/${encodeURIComponent(r.ref)}?include=history&range=7d`)).history
+        if (history !== null && history.prices.length > 0) shown++
+      }
+      expect(shown, status).toBeGreaterThan(0)
+    }
+  })
 })

@@ -1,7 +1,9 @@
 // One-minute price bars of one contract: open/high/low/close of the Yes price plus traded volume (usd
 // and contracts). Pure and mutable, owned by the market actor like its book; time is the feed's `ts`,
 // never the wall clock. Bars exist only for minutes with an observation (sparse) and the oldest are
-// dropped past `keep` bars, so an idle market costs nothing and a busy one is bounded.
+// dropped past `keep` bars, so an idle market costs nothing and a busy one is bounded. The bars changed
+// since the last `takeChanged` are what the store's flush writes (src/store/price-bars.ts), so history
+// outlives the actor and a restart.
 
 export const MINUTE_MS = 60_000
 
@@ -40,6 +42,8 @@ export const DEFAULT_BARS_KEPT = 1_440
 export class Bars {
   /** Ascending by `start`, no two with the same start. */
   private readonly bars: Array<MutableBar> = []
+  /** Start of the oldest bar changed since the last `takeChanged`; null when none. */
+  private changedFrom: number | null = null
 
   constructor(private readonly keep: number = DEFAULT_BARS_KEPT) {}
 
@@ -55,6 +59,7 @@ export class Bars {
 
   private add(ts: number, price: number, usd: number, contracts: number, trades: number): void {
     const start = minuteOf(ts)
+    if (this.changedFrom === null || start < this.changedFrom) this.changedFrom = start
     const last = this.bars[this.bars.length - 1]
     if (last === undefined || start > last.start) {
       this.bars.push({ start, open: price, high: price, low: price, close: price, usd, contracts, trades })
@@ -97,6 +102,14 @@ export class Bars {
     return result
   }
 
+  /** Copies of the bars changed since the last call (oldest first; every bar from the oldest one changed). */
+  takeChanged(): Array<Bar> {
+    if (this.changedFrom === null) return []
+    const from = this.changedFrom
+    this.changedFrom = null
+    return this.range(from, Number.POSITIVE_INFINITY)
+  }
+
   last(): Bar | null {
     const bar = this.bars[this.bars.length - 1]
     return bar === undefined ? null : { ...bar }
@@ -114,4 +127,35 @@ const update = (bar: MutableBar, price: number, usd: number, contracts: number, 
   bar.usd = round6(bar.usd + usd)
   bar.contracts = round6(bar.contracts + contracts)
   bar.trades += trades
+}
+
+/** Bars of two sources for one contract, by minute, oldest first; `over`'s bar wins a minute both hold. */
+export const mergeBars = (under: ReadonlyArray<Bar>, over: ReadonlyArray<Bar>): Array<Bar> => {
+  const byStart = new Map<number, Bar>()
+  for (const bar of under) byStart.set(bar.start, bar)
+  for (const bar of over) byStart.set(bar.start, bar)
+  return [...byStart.values()].sort((a, b) => a.start - b.start)
+}
+
+/**
+ * Bars (oldest first) folded into bars of `stepMs` (a whole number of minutes), aligned to multiples of it:
+ * the first bar's open, the highest high, lowest low, the last bar's close, volumes summed.
+ */
+export const coarsen = (bars: ReadonlyArray<Bar>, stepMs: number): Array<Bar> => {
+  const out: Array<MutableBar> = []
+  for (const bar of bars) {
+    const start = bar.start - (((bar.start % stepMs) + stepMs) % stepMs)
+    const last = out[out.length - 1]
+    if (last === undefined || last.start !== start) {
+      out.push({ ...bar, start })
+      continue
+    }
+    if (bar.high > last.high) last.high = bar.high
+    if (bar.low < last.low) last.low = bar.low
+    last.close = bar.close
+    last.usd = round6(last.usd + bar.usd)
+    last.contracts = round6(last.contracts + bar.contracts)
+    last.trades += bar.trades
+  }
+  return out
 }

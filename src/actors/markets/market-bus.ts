@@ -2,12 +2,13 @@
 // market actors emit, like the FeedBus of feed batches), the `Markets` service (the registry's reads:
 // current snapshots, never waiting), and MarketsLive, which restores the registry from the store,
 // feeds it every FeedBus batch, publishes what the actors emit, and persists listing and lifecycle
-// changes in batches from its own fiber (every `flushEveryMs`, or sooner once `flushRows` are waiting;
-// the rest on shutdown). Actors never touch the database or the bus; this layer does.
+// changes and changed price bars in batches from its own fiber (every `flushEveryMs`, or sooner once
+// `flushRows` are waiting; the rest on shutdown), pruning bars older than a week of feed time hourly. Actors never touch the database or the bus; this layer does.
 import type { SqlClient } from "@effect/sql"
 import { Clock, Context, Duration, Effect, Layer, PubSub, Queue, Schedule } from "effect"
 import type { MarketEvent, MarketInfo, MarketLifecycle, MarketRecord } from "../../domain/market-events.js"
 import { MarketStore } from "../../store/markets.js"
+import { BARS_KEPT_MS, PriceBarStore } from "../../store/price-bars.js"
 import { FeedBus } from "../bus.js"
 import type { Bar } from "./bars.js"
 import { type BookView, MarketRegistry, type RegistryStats, type RegistryOptions } from "./registry.js"
@@ -82,8 +83,9 @@ export interface MarketsOptions extends RegistryOptions {
 }
 
 /**
- * Writes every pending change, `flushRows` per statement; not interrupted halfway. A failed write puts
- * its markets back as changed (the next round retries them) and ends this round.
+ * Writes every pending change, `flushRows` per statement, then the price bars changed since the last
+ * round; not interrupted halfway. A failed write puts its markets (or bars) back as changed (the next
+ * round retries them) and ends this round.
  */
 const flushAll = (registry: MarketRegistry, rows: number): Effect.Effect<void, never, SqlClient.SqlClient> =>
   Effect.uninterruptible(Effect.gen(function* () {
@@ -99,7 +101,27 @@ const flushAll = (registry: MarketRegistry, rows: number): Effect.Effect<void, n
       )
       if (failed) return
     }
+    if (registry.barsPending === 0) return
+    const bars = registry.drainBars(registry.feedTime() - BARS_KEPT_MS)
+    yield* PriceBarStore.upsert(bars).pipe(
+      Effect.catchAllCause((cause) =>
+        Effect.zipRight(
+          Effect.sync(() => registry.holdBars(bars)),
+          Effect.logError("markets: persisting price bars failed; retrying next round", cause),
+        )),
+    )
   }))
+
+/** Deletes stored bars older than the longest history range, once an hour of feed time. */
+const pruneBars = (registry: MarketRegistry) => {
+  let last = Number.NEGATIVE_INFINITY
+  return Effect.suspend(() => {
+    const now = registry.feedTime()
+    if (!Number.isFinite(now) || now - last < 3_600_000) return Effect.void
+    last = now
+    return PriceBarStore.prune(now - BARS_KEPT_MS).pipe(Effect.catchAllCause((cause) => Effect.logError("markets: pruning price bars failed", cause)))
+  })
+}
 
 export const makeMarketsLayer = (options: MarketsOptions = {}): Layer.Layer<Markets, never, FeedBus | MarketBus | SqlClient.SqlClient> =>
   Layer.scoped(
@@ -118,6 +140,7 @@ export const makeMarketsLayer = (options: MarketsOptions = {}): Layer.Layer<Mark
 
       // Wakes the flush early once `flushRows` markets wait; a dropping queue of one coalesces wake-ups.
       const wake = yield* Queue.dropping<void>(1)
+      const prune = pruneBars(registry)
       yield* Effect.forkScoped(Effect.forever(
         Effect.flatMap(Queue.takeBetween(batches, 1, 1_024), (chunk) =>
           Effect.sync(() => {
@@ -129,7 +152,9 @@ export const makeMarketsLayer = (options: MarketsOptions = {}): Layer.Layer<Mark
         Queue.take(wake).pipe(
           Effect.timeout(every),
           Effect.ignore,
-          Effect.zipRight(Effect.suspend(() => (registry.changesPending > 0 ? flushAll(registry, flushRows) : Effect.void))),
+          Effect.zipRight(Effect.suspend(() =>
+            registry.changesPending > 0 || registry.barsPending > 0 ? flushAll(registry, flushRows) : Effect.void)),
+          Effect.zipRight(prune),
         ),
       ))
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest"
 import {
   aClose, aDelta, anAttribution, aListing, aPrint, aSettlement, aSnapshot, aTicker, aVoid, collector,
 } from "../../../test/actors/market-builders.js"
-import { HISTORY_KEPT_MS, MarketRegistry } from "./registry.js"
+import { MarketRegistry } from "./registry.js"
 
 const HOUR = 3_600_000
 
@@ -112,15 +112,26 @@ describe("MarketRegistry", () => {
     expect(registry.record("venue_a:S")).toMatchObject({ status: "settled", winner: { id: "yes" }, lastPrice: 0.8, settledAt: 1_000, closedAt: 1_000 })
     expect(registry.status("venue_a:V")).toBe("void")
     expect(registry.book("venue_a:S")?.sides[0].bids).toEqual([])
-    // Its prices stay readable (Get Market's history) for HISTORY_KEPT_MS after its last bar.
-    expect(registry.bars("venue_a:S", 0, HOUR)).toMatchObject([{ start: 0, close: 0.8, trades: 1 }])
+    // Its price bars, not drained before it retired, still reach the store (which serves its history).
+    expect(registry.bars("venue_a:S", 0, HOUR)).toEqual([])
+    expect(registry.drainBars().filter((c) => c.ref === "venue_a:S")).toMatchObject([{ bar: { start: 0, close: 0.8, trades: 1 } }])
     registry.deliver([aPrint({ contract: "S", t: HOUR + 2_000 })])
     expect(registry.counters.afterRetired).toBe(1)
     expect(registry.refs()).toEqual(["venue_a:O", "venue_a:S", "venue_a:V"])
-    registry.advance(HISTORY_KEPT_MS - 1)
-    expect(registry.bars("venue_a:S", 0, HOUR)).toHaveLength(1)
-    registry.advance(HISTORY_KEPT_MS)
-    expect(registry.bars("venue_a:S", 0, HOUR)).toEqual([])
+  })
+
+  it("hands each changed price bar to the store's drain once, from a given minute on", () => {
+    const registry = new MarketRegistry(() => {})
+    registry.deliver([aListing({ contract: "A", t: 0 }), aListing({ contract: "B", t: 0 })])
+    expect(registry.drainBars()).toEqual([])
+    registry.deliver([aPrint({ contract: "A", t: 1_000, price: 0.4 }), aPrint({ contract: "A", t: 61_000, price: 0.45 }), aTicker({ contract: "B", t: 2_000, price: 0.7 })])
+    expect(registry.barsPending).toBe(2)
+    const drained = registry.drainBars(60_000)
+    expect(drained.map((c) => [c.ref, c.bar.start, c.bar.close])).toEqual([["venue_a:A", 60_000, 0.45]])
+    expect(registry.barsPending).toBe(0)
+    expect(registry.drainBars()).toEqual([])
+    registry.deliver([aPrint({ contract: "A", t: 62_000, price: 0.5 })])
+    expect(registry.drainBars()).toMatchObject([{ ref: "venue_a:A", bar: { start: 60_000, open: 0.45, close: 0.5, trades: 2 } }])
   })
 
   it("retires on `advance` too, when the feed is quiet", () => {

@@ -11,12 +11,13 @@
 // Events for a contract not listed yet are held (bounded: `unknownPerContract` events per contract,
 // `unknownContracts` contracts, the oldest dropped and counted) and replayed right after its listing.
 // Events for a retired contract are dropped and counted. The registry never touches the database:
-// `drainChanges` hands the changed records to the store's flush (./market-bus.ts).
+// `drainChanges` hands the changed records, and `drainBars` the changed price bars, to the store's flush
+// (./market-bus.ts).
 import { type Actor, createActor } from "xstate"
 import type { FeedBatch } from "../bus.js"
 import type { FeedEvent, Level, MarketListed, TickSizeChanged, TradeAttributed } from "../../domain/feed-events.js"
 import { marketRefOf, type MarketEvent, type MarketInfo, type MarketLifecycle, type MarketRecord, type MarketSide } from "../../domain/market-events.js"
-import type { Bar, Bars } from "./bars.js"
+import type { Bar } from "./bars.js"
 import { DEFAULT_JOIN, type JoinCounters, type JoinOptions, needsAttribution, TradeJoin } from "./join.js"
 import { infoOf, type MarketInput, round6, sideOf } from "./market-live.js"
 import { Unlisted, type UnlistedCounters } from "./unlisted.js"
@@ -82,21 +83,21 @@ interface LiveEntry {
 
 const sameInfo = (a: MarketInfo, b: MarketInfo): boolean => JSON.stringify(a) === JSON.stringify(b)
 
-/** How long a retired market's price bars stay readable after its last one: Get Market's longest history range. */
-export const HISTORY_KEPT_MS = 7 * 86_400_000
+/** A contract's one-minute bar, as the store keeps it (src/store/price-bars.ts). */
+export interface ContractBar {
+  readonly ref: string
+  readonly bar: Bar
+}
 
 export class MarketRegistry {
   private readonly live = new Map<string, LiveEntry>()
   /** The same live entries by venue, then contract: routing a feed event builds no ref string (hot path). */
   private readonly liveByVenue = new Map<string, Map<string, LiveEntry>>()
   private readonly retired = new Map<string, MarketRecord>()
-  /**
-   * The price bars of retired markets, kept while their last bar is within HISTORY_KEPT_MS of feed time (the
-   * longest history range of Get Market), so a settled market still shows its prices. In memory only.
-   */
-  private readonly retiredBars = new Map<string, Bars>()
-  private readonly retiredBarsQueue: Array<{ readonly ref: string; readonly due: number }> = []
-  private retiredBarsHead = 0
+  /** Refs whose price bars changed since the last `drainBars`. */
+  private readonly barsChanged = new Set<string>()
+  /** Changed bars held for the next drain: a retired market's, or those of a write that failed. */
+  private heldBars: Array<ContractBar> = []
   private readonly byEvent = new Map<string, Array<string>>()
   private readonly held: Unlisted<Routable>
   private readonly retireQueue: Array<{ readonly ref: string; readonly due: number }> = []
@@ -318,8 +319,14 @@ export class MarketRegistry {
         this.dirty.add(event.ref)
         break
       case "MarketClosed":
+        this.dirty.add(event.ref)
+        break
       case "TradePrinted":
         this.dirty.add(event.ref)
+        this.barsChanged.add(event.ref)
+        break
+      case "PriceChanged":
+        this.barsChanged.add(event.ref)
         break
       default:
     }
@@ -335,11 +342,8 @@ export class MarketRegistry {
       if (entry === undefined) continue
       const snapshot = entry.actor.getSnapshot()
       this.retired.set(due.ref, recordOf(snapshot))
-      const bars = snapshot.context.live.bars
-      const last = bars?.last()
-      if (bars !== null && bars !== undefined && last !== null && last !== undefined && last.start + HISTORY_KEPT_MS > this.now) {
-        this.retiredBars.set(due.ref, bars)
-        this.retiredBarsQueue.push({ ref: due.ref, due: last.start + HISTORY_KEPT_MS })
+      if (this.barsChanged.delete(due.ref)) {
+        for (const bar of snapshot.context.live.bars?.takeChanged() ?? []) this.heldBars.push({ ref: due.ref, bar })
       }
       entry.actor.stop()
       this.live.delete(due.ref)
@@ -350,17 +354,6 @@ export class MarketRegistry {
     if (this.retireHead > 1_024 && this.retireHead * 2 > this.retireQueue.length) {
       this.retireQueue.splice(0, this.retireHead)
       this.retireHead = 0
-    }
-    // In retirement order, so a market whose last bar is older than one retired before it goes a little late.
-    while (this.retiredBarsHead < this.retiredBarsQueue.length) {
-      const due = this.retiredBarsQueue[this.retiredBarsHead]
-      if (due === undefined || due.due > this.now) break
-      this.retiredBarsHead++
-      this.retiredBars.delete(due.ref)
-    }
-    if (this.retiredBarsHead > 1_024 && this.retiredBarsHead * 2 > this.retiredBarsQueue.length) {
-      this.retiredBarsQueue.splice(0, this.retiredBarsHead)
-      this.retiredBarsHead = 0
     }
   }
 
@@ -426,11 +419,9 @@ export class MarketRegistry {
     return entry !== undefined ? entry.actor.getSnapshot().context.live.yesPrice : this.retired.get(ref)?.lastPrice ?? null
   }
 
-  /** One-minute bars starting in [fromMs, toMs), oldest first (none once retired). */
+  /** A live market's one-minute bars starting in [fromMs, toMs), oldest first (the store has the rest). */
   bars(ref: string, fromMs: number, toMs: number): ReadonlyArray<Bar> {
-    const live = this.live.get(ref)
-    if (live !== undefined) return live.actor.getSnapshot().context.live.bars?.range(fromMs, toMs) ?? []
-    return this.retiredBars.get(ref)?.range(fromMs, toMs) ?? []
+    return this.live.get(ref)?.actor.getSnapshot().context.live.bars?.range(fromMs, toMs) ?? []
   }
 
   /** Contract refs of an event ref, in listing order. */
@@ -475,6 +466,32 @@ export class MarketRegistry {
       if (record !== null) out.push(record)
     }
     return out
+  }
+
+  /**
+   * Every bar changed since the last drain (a changed minute and those after it, per market) whose minute
+   * starts at or after `fromMs`: what the store's flush writes.
+   */
+  drainBars(fromMs = Number.NEGATIVE_INFINITY): Array<ContractBar> {
+    const out = this.heldBars.filter((c) => c.bar.start >= fromMs)
+    this.heldBars = []
+    for (const ref of this.barsChanged) {
+      for (const bar of this.live.get(ref)?.actor.getSnapshot().context.live.bars?.takeChanged() ?? []) {
+        if (bar.start >= fromMs) out.push({ ref, bar })
+      }
+    }
+    this.barsChanged.clear()
+    return out
+  }
+
+  /** Drained bars whose write failed: the next drain hands them over again (before newer ones). */
+  holdBars(bars: ReadonlyArray<ContractBar>): void {
+    this.heldBars = [...bars, ...this.heldBars]
+  }
+
+  /** Bars changed and not drained yet: held rows plus markets with changes. */
+  get barsPending(): number {
+    return this.heldBars.length + this.barsChanged.size
   }
 
   /** Every count the registry keeps: its own, the unlisted hold's and the join's. */

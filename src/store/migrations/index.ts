@@ -15,6 +15,7 @@ import exitRules from "./0011_exit_rules.js"
 import recordPaperOrders from "./0012_record_paper_orders.js"
 import exitRuleTrail from "./0013_exit_rule_trail.js"
 import traderBotOnceLive from "./0014_trader_bot_once_live.js"
+import priceBars from "./0015_price_bars.js"
 
 export const loader = Migrator.fromRecord({
   "0001_foundation": foundation,
@@ -31,4 +32,5 @@ export const loader = Migrator.fromRecord({
   "0012_record_paper_orders": recordPaperOrders,
   "0013_exit_rule_trail": exitRuleTrail,
   "0014_trader_bot_once_live": traderBotOnceLive,
+  "0015_price_bars": priceBars,
 })

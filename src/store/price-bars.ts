@@ -1,0 +1,74 @@
+// Price bars in PostgreSQL (migration 0015): every contract's one-minute bars, written by the markets'
+// flush (src/actors/markets/market-bus.ts) and the backfill's, read by Get Market's `history` together
+// with the live actor's bars (which win for the minutes they hold). Kept `BARS_KEPT_MS` of feed time, the
+// longest history range, so the table is bounded by a week of minutes per active contract. Plain
+// functions over SqlClient, like ./markets.ts.
+import { SqlClient } from "@effect/sql"
+import { Effect } from "effect"
+import type { Bar } from "../actors/markets/bars.js"
+import type { ContractBar } from "../actors/markets/registry.js"
+import { CHUNK } from "./markets.js"
+
+/** Bars are kept this long (feed time): Get Market's longest `range`. */
+export const BARS_KEPT_MS = 7 * 86_400_000
+
+interface Row {
+  readonly start: number | string
+  readonly open: number
+  readonly high: number
+  readonly low: number
+  readonly close: number
+  readonly usd: number
+  readonly contracts: number
+  readonly trades: number
+}
+
+const upsertChunk = (sql: SqlClient.SqlClient, rows: ReadonlyArray<ContractBar>) => {
+  const col = <A>(f: (c: ContractBar) => A): Array<A> => rows.map(f)
+  return sql`
+    INSERT INTO price_bars (ref, start, open, high, low, close, usd, contracts, trades)
+    SELECT ref, round(start)::bigint, open, high, low, close, usd, contracts, trades
+    FROM unnest(
+      ${col((c) => c.ref)}::text[], ${col((c) => c.bar.start)}::float8[], ${col((c) => c.bar.open)}::float8[],
+      ${col((c) => c.bar.high)}::float8[], ${col((c) => c.bar.low)}::float8[], ${col((c) => c.bar.close)}::float8[],
+      ${col((c) => c.bar.usd)}::float8[], ${col((c) => c.bar.contracts)}::float8[], ${col((c) => c.bar.trades)}::integer[]
+    ) AS t (ref, start, open, high, low, close, usd, contracts, trades)
+    ON CONFLICT (ref, start) DO UPDATE SET
+      open = EXCLUDED.open, high = EXCLUDED.high, low = EXCLUDED.low, close = EXCLUDED.close, usd = EXCLUDED.usd,
+      contracts = EXCLUDED.contracts, trades = EXCLUDED.trades`
+}
+
+/**
+ * Upserts bars by (ref, minute), `CHUNK` rows per statement; the last of several for one minute wins (a
+ * bar is whole, not a delta, so writing it again is harmless).
+ */
+const upsert = (bars: ReadonlyArray<ContractBar>): Effect.Effect<void, never, SqlClient.SqlClient> =>
+  Effect.gen(function* () {
+    if (bars.length === 0) return
+    const sql = yield* SqlClient.SqlClient
+    // One row per (ref, minute) per statement: ON CONFLICT cannot touch a row twice.
+    const latest = new Map<string, ContractBar>()
+    for (const c of bars) latest.set(`${c.ref}\u0000${c.bar.start}`, c)
+    const rows = [...latest.values()]
+    for (let i = 0; i < rows.length; i += CHUNK) yield* upsertChunk(sql, rows.slice(i, i + CHUNK))
+  }).pipe(Effect.orDie, Effect.withSpan("PriceBarStore.upsert"))
+
+/** A contract's stored bars starting in [fromMs, toMs), oldest first. */
+const range = (ref: string, fromMs: number, toMs: number): Effect.Effect<ReadonlyArray<Bar>, never, SqlClient.SqlClient> =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    const rows = yield* sql<Row>`
+      SELECT start::float8 AS start, open, high, low, close, usd, contracts, trades FROM price_bars
+      WHERE ref = ${ref} AND start >= ${Math.ceil(fromMs)} AND start < ${Math.ceil(toMs)}
+      ORDER BY start`
+    return rows.map((r) => ({ ...r, start: Number(r.start) }))
+  }).pipe(Effect.orDie, Effect.withSpan("PriceBarStore.range"))
+
+/** Deletes bars whose minute started before `beforeMs`. */
+const prune = (beforeMs: number): Effect.Effect<void, never, SqlClient.SqlClient> =>
+  Effect.gen(function* () {
+    const sql = yield* SqlClient.SqlClient
+    yield* sql`DELETE FROM price_bars WHERE start < ${Math.floor(beforeMs)}`
+  }).pipe(Effect.orDie, Effect.withSpan("PriceBarStore.prune"))
+
+export const PriceBarStore = { upsert, range, prune } as const
