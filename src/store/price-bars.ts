@@ -12,16 +12,8 @@ import { CHUNK } from "./markets.js"
 /** Bars are kept this long (feed time): Get Market's longest `range`. */
 export const BARS_KEPT_MS = 7 * 86_400_000
 
-interface Row {
-  readonly start: number | string
-  readonly open: number
-  readonly high: number
-  readonly low: number
-  readonly close: number
-  readonly usd: number
-  readonly contracts: number
-  readonly trades: number
-}
+/** A bar as read: `start` is a bigint, which may come back as text. */
+type Row = Omit<Bar, "start"> & { readonly start: number | string }
 
 const upsertChunk = (sql: SqlClient.SqlClient, rows: ReadonlyArray<ContractBar>) => {
   const col = <A>(f: (c: ContractBar) => A): Array<A> => rows.map(f)
