@@ -5,11 +5,11 @@ import { Schema } from "effect"
 import { Category, KINDS_BY_CATEGORY, type Kind, Platform, type Venue, VENUES } from "./enums.js"
 import {
   Count, DEFAULT_PAGE_LIMIT, DEFAULT_SIZING_USD, DEFAULT_V1_SINCE_DAYS, MAX_REPEAT, MAX_SIZING_USD, MAX_SWEEP_VALUES, MAX_V1_SINCE_DAYS,
-  MIN_SWEEP_VALUES,
+  MIN_SWEEP_VALUES, MAX_KEYWORDS,
   MAX_V1_SPORTS_LEAGUES, MIN_V1_SINCE_DAYS, optionalKey, boundedText, MAX_STRATEGY_NAME, PageLimit, Price, Share, Signed, STRICT, Usd, UtcTime,
 } from "./limits.js"
 import { TraderRef } from "./refs.js"
-import { Keywords, nonNegativeField, priceField } from "./signal.js"
+import { Keyword, nonNegativeField, priceField } from "./signal.js"
 
 const says = (message: string) => ({ message: () => message })
 
@@ -97,8 +97,8 @@ const V1CriteriaFields = Schema.Struct({
   eventTypes: optionalKey(repeated(PositionDelta, "eventTypes", MAX_REPEAT)),
   /** Only buys are scored. */
   directions: optionalKey(repeated(Direction, "directions", MAX_REPEAT)),
-  /** Case-insensitive substrings of the market name, any one suffices; same bounds as a v2 signal's. */
-  keywords: optionalKey(Keywords),
+  /** Case-insensitive substrings of the market name, any one suffices; up to 10 (empty = all, as every list here). */
+  keywords: optionalKey(repeated(Keyword, "keywords", MAX_KEYWORDS)),
   sinceDays: Schema.optionalWith(
     Schema.Number.pipe(Schema.int(says(sinceDaysMessage)), Schema.between(MIN_V1_SINCE_DAYS, MAX_V1_SINCE_DAYS, says(sinceDaysMessage))),
     { exact: true, default: () => DEFAULT_V1_SINCE_DAYS },

@@ -115,6 +115,13 @@ describe("POST /v1/events", () => {
     expect(sides).toEqual(new Set(["yes", "no"]))
   })
 
+  it("reads an empty criteria list as every value, keywords included (up to 10: none is all)", async () => {
+    const every = await events({ limit: 200 })
+    for (const k of ["platforms", "categories", "sportsLeagues", "eventTypes", "directions", "keywords"]) {
+      expect((await events({ criteria: { [k]: [] }, limit: 200 })).map((r) => r.id), k).toEqual(every.map((r) => r.id))
+    }
+  })
+
   it("matches nothing for a platform or a league it does not follow", async () => {
     expect(await events({ criteria: { platforms: ["venue_e", "venue_g"] } })).toEqual([])
     expect(await events({ criteria: { sportsLeagues: ["curling"] } })).toEqual([])
@@ -137,7 +144,8 @@ describe("POST /v1/events", () => {
     await refused({ criteria: { platforms: ["venue_x"] } }, "platforms")
     await refused({ criteria: { directions: ["hold"] } }, "directions")
     await refused({ criteria: { sportsLeagues: Array.from({ length: 21 }, (_, i) => `l${i}`) } }, "sportsLeagues")
-    await refused({ criteria: { keywords: Array.from({ length: 11 }, (_, i) => `k${i}`) } }, "keywords")
+    await refused({ criteria: { keywords: Array.from({ length: 11 }, (_, i) => `k${i}`) } }, "criteria.keywords may hold at most 10")
+    await refused({ criteria: { keywords: ["x".repeat(41)] } }, "keyword")
     await refused({ limit: 201 }, "limit")
     await refused({ limit: 0 }, "limit")
     await refused({ offset: -1 }, "offset")

@@ -93,6 +93,9 @@ describe("POST /v1/backtest", () => {
     expect(await matched({ directions: ["buy_yes"] })).toBe(3)
     expect(await matched({ directions: ["sell_yes"] })).toBe(0)
     expect(await matched({ keywords: ["SENATE", "chiefs"] })).toBe(2)
+    // An empty list is every value, keywords as every other list.
+    const all = await matched({})
+    for (const k of ["platforms", "categories", "sportsLeagues", "eventTypes", "directions", "keywords"]) expect(await matched({ [k]: [] }), k).toBe(all)
   })
 
   it("scales by the stake and splits the window with holdout", async () => {
@@ -114,7 +117,7 @@ describe("POST /v1/backtest", () => {
     ["sportsLeagues", { criteria: { sportsLeagues: Array.from({ length: 20 }, () => "nba") } },
       { criteria: { sportsLeagues: Array.from({ length: 21 }, () => "nba") } }, "criteria.sportsLeagues may hold at most 20 values"],
     ["keywords", { criteria: { keywords: Array.from({ length: 10 }, (_, i) => `k${i}`) } },
-      { criteria: { keywords: Array.from({ length: 11 }, (_, i) => `k${i}`) } }, "keywords"],
+      { criteria: { keywords: Array.from({ length: 11 }, (_, i) => `k${i}`) } }, "criteria.keywords may hold at most 10 values"],
     ["priceMax", { criteria: { priceMax: 1 } }, { criteria: { priceMax: 1.01 } }, "criteria.priceMax"],
     ["amount bounds", { criteria: { minAmountUsd: 5, maxAmountUsd: 5 } }, { criteria: { minAmountUsd: 5, maxAmountUsd: 4 } },
       "criteria.maxAmountUsd must be at least criteria.minAmountUsd"],
