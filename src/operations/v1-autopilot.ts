@@ -23,7 +23,7 @@ import { Sizing } from "../domain/signal.js"
 import { createBot, UpdateBotInput, updateBot } from "./bots.js"
 import { operation } from "./operation.js"
 import { TraderId } from "./v1-follows.js"
-import { canonicalTraderRef } from "../domain/refs.js"
+import { canonicalHandle } from "../domain/refs.js"
 
 export const SetAutopilotRequest = Schema.Struct({
   platform: Platform,
@@ -56,11 +56,13 @@ export const setAutopilot = operation({
   summary: "Turn a trader's autopilot on or off: paper autopilot is the account's trader bot on that trader",
   input: SetAutopilotRequest, output: Autopilot,
   run: Effect.fn("Autopilot.set")(function* (request, ctx) {
-    const { platform, traderId, enabled, mode } = request
+    const { platform, enabled, mode } = request
     if (platform !== "venue_a" && platform !== "venue_b") {
       return yield* new Validation({ error: `platform: only venue_a and venue_b name traders, not ${platform}` })
     }
-    const trader = canonicalTraderRef(`${platform}:${traderId}`)
+    // A venue_b wallet is case-insensitive: answered in lower case, as the ref.
+    const traderId = canonicalHandle(platform, request.traderId)
+    const trader = `${platform}:${traderId}`
     const answer = (bot: Bot | null, on: boolean) => ({ trader, platform, traderId, mode, enabled: on, bot })
     if (mode === "live") {
       if (!enabled) return answer(null, false)

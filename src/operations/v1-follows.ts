@@ -19,7 +19,7 @@ import { BotStore } from "../store/bots.js"
 import { Follows } from "../store/follows.js"
 import { operation } from "./operation.js"
 import { isoOf } from "../intel/rows.js"
-import { canonicalTraderRef } from "../domain/refs.js"
+import { canonicalHandle } from "../domain/refs.js"
 
 
 export const TraderId = Schema.String.pipe(
@@ -56,11 +56,13 @@ export const setFollow = operation({
   summary: "Follow a named trader (trade.followed webhooks for each of their trades), or stop with follow: false",
   input: SetFollowRequest, output: Follow,
   run: Effect.fn("Follows.set")(function* (request, ctx) {
-    const { platform, traderId } = request
+    const { platform } = request
     if (platform !== "venue_a" && platform !== "venue_b") {
       return yield* new Validation({ error: `platform: only venue_a and venue_b name traders, not ${platform}` })
     }
-    const trader = canonicalTraderRef(`${platform}:${traderId}`)
+    // A venue_b wallet is case-insensitive: answered in lower case, as the ref.
+    const traderId = canonicalHandle(platform, request.traderId)
+    const trader = `${platform}:${traderId}`
     const known = yield* BotStore.trader(trader)
     const accountId = ctx.principal.accountId
     if (!request.follow) {

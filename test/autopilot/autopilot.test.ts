@@ -11,7 +11,9 @@ beforeAll(async () => {
   s = await startBotsServer([setAutopilot as unknown as Operation<any, any, any>])
   await s.known("venue_a:ann", "Ann")
   await s.known("venue_b:0xwhale", null)
+  await s.known(`venue_b:${WALLET}`, null)
 })
+const WALLET = "0x3cabc5f2a0f21e33b7d1c0aa4e6f9e0b11c2d3f1"
 afterAll(() => s.close())
 
 const autopilot = (path: string, body: unknown, token: "write" | "read" | "other" = "write") =>
@@ -59,6 +61,12 @@ describe("PATCH /v1/traders/{platform}/{traderId}/autopilot", () => {
     expect(a.status).toBe(409)
     expect(a.body).toEqual({ success: false, error: `autopilot cannot start: ${LIVE_KEY_BLOCKER}`, code: "AUTOPILOT_NOT_READY" })
     expect((await autopilot("venue_a/ann", { enabled: false, mode: "live" })).body.data).toMatchObject({ mode: "live", enabled: false, bot: null })
+  })
+
+  it("answers a venue_b wallet given in upper case in lower case, as its ref", async () => {
+    const on = await autopilot(`venue_b/${WALLET.toUpperCase().replace("0X", "0x")}`, { enabled: true })
+    expect(on.status).toBe(200)
+    expect(on.body.data).toMatchObject({ trader: `venue_b:${WALLET}`, platform: "venue_b", traderId: WALLET, bot: { settings: { trader: { ref: `venue_b:${WALLET}` } } } })
   })
 
   it("refuses bad input with VALIDATION naming the field, unknown traders with NOT_FOUND; needs write", async () => {

@@ -26,6 +26,7 @@ const keys = memoryKeys({
   bob: aPrincipal({ accountId: "fa_bob" }),
   reader: aPrincipal({ accountId: "fa_alice", scopes: ["read"] }),
   many: aPrincipal({ accountId: "fa_many" }),
+  carol: aPrincipal({ accountId: "fa_carol" }),
 })
 const db = ManagedRuntime.make(TestDb)
 const sql = <A extends object>(query: (sql: SqlClient.SqlClient) => Effect.Effect<ReadonlyArray<A>, unknown>) =>
@@ -45,6 +46,7 @@ beforeAll(async () => {
   const context = (await db.runtime()).context
   await knownTrader("venue_a:ann", "Ann", 0)
   await knownTrader("venue_b:0xwhale", null, 1)
+  await knownTrader(`venue_b:${WALLET}`, null, 2)
   for (let i = 0; i <= MAX_FOLLOWS; i++) await knownTrader(`venue_a:t${i}`, null, 10 + i)
   const layer = makeHttpServer(operations, { port: 0, host: "127.0.0.1" }).pipe(
     Layer.provide([keys, Counters.memory, Health.layer, CursorKey.layer("follows-test")]),
@@ -59,6 +61,7 @@ afterAll(async () => {
   await db.dispose()
 })
 
+const WALLET = "0x3cabc5f2a0f21e33b7d1c0aa4e6f9e0b11c2d3f1"
 const follow = (token: string, path: string, body: unknown = {}) => call(url, `/v1/traders/${path}/follow`, { method: "POST", body, token })
 const list = (token: string) => call(url, "/v1/follows", { token })
 
@@ -82,6 +85,14 @@ describe("POST /v1/traders/{platform}/{traderId}/follow", () => {
       ],
     })
     expect((await list("bob")).body.data).toEqual([])
+  })
+
+  it("answers a venue_b wallet given in upper case in lower case, as its ref and the list do", async () => {
+    const upper = WALLET.toUpperCase().replace("0X", "0x")
+    const on = await follow("carol", `venue_b/${upper}`)
+    expect(on.body.data).toMatchObject({ trader: `venue_b:${WALLET}`, traderId: WALLET, following: true })
+    expect((await list("carol")).body.data).toMatchObject([{ trader: `venue_b:${WALLET}`, traderId: WALLET }])
+    expect((await follow("carol", `venue_b/${upper}`, { follow: false })).body.data).toMatchObject({ traderId: WALLET, following: false })
   })
 
   it("stops with follow: false, and stopping again is not an error", async () => {
