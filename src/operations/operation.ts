@@ -30,8 +30,8 @@ export interface Operation<I, O, R> {
   /** snake_case MCP tool name. */
   readonly tool: string
   /**
-   * False on a second REST route of an operation whose MCP tool another record already is (`alsoAt`, or
-   * a v1 path with v1 path segments): the MCP door skips it. Omitted: the record is its tool.
+   * False on a REST route of an operation whose MCP tool another record is (`restOnly`: the v2 route of a
+   * tool the spec maps to a v1 path): the MCP door skips it. Omitted: the record is its tool.
    */
   readonly mcp?: boolean
   readonly method: Method
@@ -123,8 +123,9 @@ export const listing = <I, IE, Row, RowE, R>(
 
 /**
  * The same operation at a second REST path (the spec's v1 path of a tool served by a v2 route): the same
- * input, handler and output, its own endpoint name, the envelope of the path's version, and no second
- * MCP tool. Cursors are bound to the listing, not the path, so they page on either route.
+ * input, handler and output, its own endpoint name and the envelope of the path's version. The spec's MCP
+ * table maps the tool to this path, so this record is the tool (its result is this route's body); list
+ * the original with `restOnly`. Cursors are bound to the listing, not the path, so they page on either route.
  */
 export const alsoAt = <I, O, R>(op: Operation<I, O, R>, alias: { readonly name: string; readonly path: OperationPath }): Operation<I, O, R> => ({
   ...op,
@@ -132,8 +133,10 @@ export const alsoAt = <I, O, R>(op: Operation<I, O, R>, alias: { readonly name: 
   path: alias.path,
   version: versionOf(alias.path),
   summary: `${op.summary} (also at ${op.path})`,
-  mcp: false,
 })
+
+/** A REST route whose MCP tool another record is (its v1 path: `alsoAt`). */
+export const restOnly = <I, O, R>(op: Operation<I, O, R>): Operation<I, O, R> => ({ ...op, mcp: false })
 
 /**
  * A Struct of `fields` that rejects unknown keys. An empty Struct decodes as "any non-null value"

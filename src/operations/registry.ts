@@ -1,6 +1,6 @@
 // Every documented operation, once. Adding an operation = one file in src/operations + one line here;
 // the HTTP door (and later MCP) serves exactly this list.
-import type { AnyOperation } from "./operation.js"
+import { type AnyOperation, restOnly } from "./operation.js"
 import { createBot, deleteBot, getBot, listBots, updateBot } from "./bots.js"
 import { createWebhook, deleteWebhook, listWebhooks } from "./webhooks.js"
 import { listTrades } from "./trades.js"
@@ -34,8 +34,8 @@ export const registry = [
   listTrades,
   listMoves,
   listMarketsOperation,
-  getMarket,
-  placePaperOrder,
+  restOnly(getMarket),
+  restOnly(placePaperOrder),
   getPaperAccount,
   createBot,
   listBots,
@@ -43,8 +43,8 @@ export const registry = [
   updateBot,
   deleteBot,
   runBacktest,
-  listTraders,
-  getTrader,
+  restOnly(listTraders),
+  restOnly(getTrader),
   listPositions,
   queryWhaleEvents,
   runV1Backtest,

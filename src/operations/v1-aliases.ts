@@ -1,8 +1,10 @@
 // The spec's v1 paths of four tools that the v2 routes' handlers serve (spec: MCP tool to REST mapping):
 // get_market GET /v1/markets/{marketRef}, list_traders GET /v1/traders, get_trader
 // GET /v1/traders/{platform}/{traderId}, place_paper_order POST /v1/paper-orders. Each is the v2 operation
-// at a second path (the v1 envelope `{ success: true, data }`, the same input, output and errors; one MCP
-// tool, the v2 record's); GET /v1/traders/{platform}/{traderId} takes the trader's ref in two segments.
+// at a second path (the v1 envelope `{ success: true, data }`, the same input, output and errors). These v1
+// records are the MCP tools, as the spec's table maps them (a tool's result is the v1 body; get_trader
+// takes `platform` and `traderId`); the registry lists the v2 records as `restOnly`.
+// GET /v1/traders/{platform}/{traderId} takes the trader's ref in two segments.
 import { Schema } from "effect"
 import { Platform } from "../domain/enums.js"
 import { STRICT } from "../domain/limits.js"
@@ -20,7 +22,7 @@ export const listTradersV1 = alsoAt(listTraders, { name: "listTradersV1", path: 
 export const placePaperOrderV1 = alsoAt(placePaperOrder, { name: "placePaperOrderV1", path: "/v1/paper-orders" })
 
 export const getTraderV1 = operation({
-  name: "getTraderV1", tool: getTrader.tool, mcp: false, method: "GET", path: "/v1/traders/:platform/:traderId", scope: "read",
+  name: "getTraderV1", tool: getTrader.tool, method: "GET", path: "/v1/traders/:platform/:traderId", scope: "read",
   summary: `${getTrader.summary} (the v1 path of GET /v2/traders/{ref}: ref = platform:traderId)`,
   input: Schema.Struct({ platform: Platform, traderId: TraderId, include: GetTraderInput.fields.include }).annotations(STRICT),
   output: getTrader.output,

@@ -212,7 +212,7 @@ describe("the MCP endpoint", () => {
 
       // The same key again: the first order, over MCP and over REST (the key in its header there).
       const again = await client.callTool({ name: "place_paper_order", arguments: order })
-      expect((again.structuredContent as { data: any }).data).toEqual(placed)
+      expect(again.structuredContent).toEqual({ success: true, data: placed }) // the v1 route's body (spec: MCP table)
       const { idempotencyKey, ...body } = order
       const response = await fetch(`${base}/v2/paper-orders`, {
         method: "POST", headers: { ...headers(), "idempotency-key": idempotencyKey }, body: JSON.stringify(body),

@@ -188,6 +188,26 @@ describe("MCP door: authentication and limits before the protocol", () => {
 })
 
 describe("MCP door: the service's operations", () => {
+  it("each tool of the spec's MCP table is the record of the REST route the table names (its result is that route's body)", () => {
+    const table: Record<string, string> = {
+      describe_universe: "GET /v1/universe", backtest: "POST /v1/backtest", sweep: "POST /v1/backtest/sweep",
+      compare: "POST /v1/backtest/compare", breakdown: "POST /v1/backtest/breakdown", search_markets: "GET /v1/markets/search",
+      query_whale_events: "POST /v1/events", save_strategy: "POST /v1/strategies", list_strategies: "GET /v1/strategies",
+      get_performance: "GET /v1/strategies/{}/performance", list_traders: "GET /v1/traders", get_trader: "GET /v1/traders/{}/{}",
+      compare_traders: "POST /v1/traders/compare", get_live_feed: "GET /v1/feed", get_market: "GET /v1/markets/{}",
+      get_portfolio: "GET /v1/portfolio", get_copy_log: "GET /v1/copy-executions", get_alerts: "GET /v1/alerts",
+      get_market_alerts: "GET /v1/market-alerts", set_market_alert: "POST /v1/market-alerts", place_paper_order: "POST /v1/paper-orders",
+      set_follow: "POST /v1/traders/{}/{}/follow", set_exit_rule: "POST /v1/exits", set_autopilot: "PATCH /v1/traders/{}/{}/autopilot",
+      place_order: "POST /v1/orders", sell_position: "POST /v1/positions/sell",
+    }
+    const served = new Map(registry.filter((op) => op.mcp !== false).map((op) => [op.tool, op] as const))
+    for (const [tool, route] of Object.entries(table)) {
+      const op = served.get(tool)
+      expect(op, tool).toBeDefined()
+      expect(`${op?.method} ${op?.path.replace(/:\w+/g, "{}")}`, tool).toBe(route)
+    }
+  })
+
   it("every operation of the registry has a unique tool name and an object argument schema", () => {
     const tools = registry.filter((op) => op.mcp !== false)
     expect(new Set(tools.map((op) => op.tool)).size).toBe(tools.length)
