@@ -10,8 +10,7 @@
 //   `liveTradeRows` shows); a trade's settlement is not re-sent. `MoveRecorded` is `event: move`.
 // - Trade frames sent are counted and charged to the daily allowance every 60 s of Clock and when the
 //   stream closes. Between charges the connection stops sending trade frames once it has sent what
-//   remained at the last charge; within one tick (1 s) it charges, sends `event: error` and ends. Move
-//   frames are free: a stream of the `moves` channel only opens and stays open with the allowance spent.
+//   remained at the last charge; within one tick (1 s) it charges, sends `event: error` and ends.
 // - Concurrent streams: at most 3 per key across nodes (v1 streams would share the same counter).
 //   The 4th is refused with 429 QUOTA_EXCEEDED (retry-after 30). A slot is a lease in 30-second
 //   buckets of Counters, renewed by the open stream each bucket, so a crashed node's streams stop
@@ -298,13 +297,12 @@ export const openStream = (
   Effect.gen(function* () {
     yield* checkInput(input)
     const principal = ctx.principal
+    const initial = yield* tradesRemaining(principal)
+    if (initial.remaining <= 0) return yield* allowanceExceeded(initial)
+    const slot = yield* takeSlot(principal.keyId)
     // The live records, as GET /v2/trades reads them (absent only in tests that run without Intel).
     const intel = yield* Effect.serviceOption(Intel)
     const filter = streamFilter(input, intel._tag === "Some" ? intel.value.record : undefined)
-    // Move frames are free (spec: Limits), so a moves-only stream opens and stays open whatever the allowance.
-    const initial = yield* tradesRemaining(principal)
-    if (filter.trades && initial.remaining <= 0) return yield* allowanceExceeded(initial)
-    const slot = yield* takeSlot(principal.keyId)
     const ticker = options.ticker ?? (yield* makeStreamTicker(options.tickMs ?? DEFAULT_TICK_MS))
 
     // Frames sent since the last charge, and what remained at that charge.
@@ -364,7 +362,7 @@ export const openStream = (
               yield* chargeRequest(yield* currentWindow(principal.keyId))
             }
             const state = yield* charge
-            if (filter.trades && state.remaining <= 0) {
+            if (state.remaining <= 0) {
               spent = true
               return errorFrame(allowanceExceeded(state))
             }
