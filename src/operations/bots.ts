@@ -309,7 +309,11 @@ export const updateBot = operation({
     if (own.ctx.kind === "signal" && patch.signal !== undefined && own.ctx.settings.appOnly) {
       return yield* new Validation({ error: "signal: this bot holds settings only the app can edit" })
     }
-    if (patch.status !== undefined && own.status === "ended") return yield* new Validation({ error: "status: the bot has ended" })
+    // An ended bot trades no more: nothing of it can change (every kind alike; its record stays readable).
+    if (own.status === "ended") {
+      const field = Object.keys(patch)[0] ?? "status"
+      return yield* new Validation({ error: `${field}: the bot has ended; an ended bot cannot be changed` })
+    }
     switch (own.ctx.kind) {
       case "trader":
         if (patch.sizing !== undefined || patch.mirrorExits !== undefined) {

@@ -238,5 +238,12 @@ describe("PATCH /v2/bots/{id}", () => {
     expect(m.body.data.settings).toMatchObject({ rule: { buyBelow: 0.2, repeat: true }, sizing: { usd: 20 } })
     const ended = await s.as("write", path(id), { method: "DELETE" })
     expect(ended.body.data.status).toBe("ended")
+    // An ended bot cannot be changed: VALIDATION naming the field, and nothing changes.
+    for (const body of [{ name: "After" }, { sizing: { usd: 42 } }, { alerts: false }]) {
+      const refused = await s.as("write", path(id), { method: "PATCH", body })
+      expectCode(refused, 400, "VALIDATION")
+      expect(refused.body.error).toContain(`${Object.keys(body)[0]}: the bot has ended`)
+    }
+    expect((await s.as("write", path(id))).body.data).toMatchObject({ status: "ended", name: "Mine", settings: { alerts: true } })
   })
 })
