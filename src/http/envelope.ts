@@ -10,6 +10,7 @@ import {
 } from "../domain/errors.js"
 import type { AnyOperation } from "../operations/operation.js"
 import { keyInUrl } from "./auth.js"
+import { inputTextProblem, urlTextProblem } from "./input-text.js"
 import { meterHeaders, newMeter, RequestMeter } from "./meter.js"
 
 // Success ---------------------------------------------------------------------------------------
@@ -100,15 +101,51 @@ export const classify = (
   return { error: new Internal({ error: "Internal error" }), defect: true }
 }
 
+/** The path of the MCP door (src/mcp/door.ts), which reads its own body and answers in JSON-RPC. */
+export const MCP_PATH = "/mcp"
+
+/** The Content-Type HttpApi reads as JSON (it reads any other type as bytes, a form or text). */
+const JSON_TYPE = /^application\/json\s*(?:;|$)/i
+
 /**
- * The Api-level middleware: refuses keys in the URL, gives the request its meter, turns every failure
- * into the error envelope and puts the meter's headers (rate limit, operation headers) on the response.
+ * What every JSON body must be before its route's Schema reads it: sent as JSON (a form or any other
+ * Content-Type is refused; none is read as JSON), with no unstorable text and no absurd nesting
+ * (input-text.ts). The text read here is the request's own cached body, which the route reads again.
+ */
+const bodyProblem = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<Validation | undefined> => {
+  if (request.method !== "POST" && request.method !== "PUT" && request.method !== "PATCH") return Effect.succeed(undefined)
+  if ((request.url.split("?")[0] ?? "") === MCP_PATH) return Effect.succeed(undefined)
+  const type = request.headers["content-type"]
+  if (type !== undefined && type !== "" && !JSON_TYPE.test(type)) {
+    return Effect.succeed(new Validation({ error: `Content-Type must be application/json (the body is JSON), not ${type.slice(0, 80)}` }))
+  }
+  return request.text.pipe(
+    Effect.map((text) => {
+      if (text.trim() === "") return undefined
+      let parsed: unknown
+      try {
+        parsed = JSON.parse(text)
+      } catch {
+        return undefined // the route answers malformed JSON
+      }
+      const problem = inputTextProblem(parsed)
+      return problem === undefined ? undefined : new Validation({ error: problem })
+    }),
+    Effect.orElseSucceed(() => undefined), // a body that cannot be read: the route answers it
+  )
+}
+
+/**
+ * The Api-level middleware: refuses keys in the URL, text no store can hold in the path, query or body,
+ * and bodies that are not JSON; gives the request its meter, turns every failure into the error envelope
+ * and puts the meter's headers (rate limit, operation headers) on the response.
  */
 export const envelopeMiddleware = (app: HttpApp.Default): HttpApp.Default =>
   Effect.gen(function* () {
     const request = yield* HttpServerRequest.HttpServerRequest
     const meter = newMeter()
-    const refused = keyInUrl(request)
+    const inUrl = urlTextProblem(request.url)
+    const refused = keyInUrl(request) ?? (inUrl === undefined ? undefined : new Validation({ error: inUrl })) ?? (yield* bodyProblem(request))
     const response = yield* (refused === undefined ? app : Effect.fail(refused)).pipe(
       Effect.provideService(RequestMeter, meter),
       Effect.catchAllCause((cause) => {

@@ -25,13 +25,14 @@ import { Cause, Effect, JSONSchema, Layer, ParseResult, Runtime, Schema } from "
 import { type ApiError, Internal, isApiError, NotFound, ScopeRequired, toEnvelope, Validation } from "../domain/errors.js"
 import type { Principal } from "../domain/principal.js"
 import { authenticate } from "../http/auth.js"
-import { classify, decodeSentence, errorResponse, successSchema, wrapSuccess } from "../http/envelope.js"
+import { inputTextProblem } from "../http/input-text.js"
+import { classify, decodeSentence, errorResponse, MCP_PATH, successSchema, wrapSuccess } from "../http/envelope.js"
 import { currentMeter, operationContext } from "../http/meter.js"
 import { type AnyOperation, inputSchema, type OperationContext, type OperationsContext } from "../operations/operation.js"
 import { Counters } from "../store/counters.js"
 import { Keys } from "../store/keys.js"
 
-export const MCP_PATH = "/mcp"
+export { MCP_PATH }
 const SERVER_INFO = { name: "whalewatch", version: "0.1.0" } as const
 
 type JsonObject = { readonly [key: string]: unknown }
@@ -87,6 +88,8 @@ export const callTool = (
     return Effect.succeed(failed(new ScopeRequired({ error: `The tool ${name} needs a key with the \`${op.scope}\` scope` })))
   }
   const encode = Schema.encode(successSchema(op) as Schema.Schema<unknown, unknown>)
+  const unstorable = inputTextProblem(args)
+  if (unstorable !== undefined) return Effect.succeed(failed(new Validation({ error: unstorable.replace(/^The request body/, "The arguments") })))
   return decodeArguments(op, args).pipe(
     Effect.flatMap((input) => op.run(input, ctx)),
     Effect.flatMap((output) => Effect.orDie(encode(wrapSuccess(op, output)))),

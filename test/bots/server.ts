@@ -28,6 +28,8 @@ export interface BotsServer {
   readonly feed: (...batch: ReadonlyArray<FeedEvent>) => void
   readonly known: (ref: string, name: string | null) => Promise<void>
   readonly as: (token: "write" | "read" | "other" | "fresh", path: string, o?: { method?: string; body?: unknown }) => ReturnType<typeof call>
+  /** A query on the server's database. */
+  readonly sql: <A extends object>(query: (sql: SqlClient.SqlClient) => Effect.Effect<ReadonlyArray<A>, unknown>) => Promise<ReadonlyArray<A>>
   readonly close: () => Promise<void>
 }
 
@@ -75,6 +77,7 @@ export const startBotsServer = async (
             'Yes', 'Yes', 'buy', 0.5, 100, 200, false, 'open')`
       }).pipe(Effect.orDie)),
     as: (token, path, o = {}) => call(url, path, { token, ...o }),
+    sql: (query) => runtime.runPromise(Effect.flatMap(SqlClient.SqlClient, query).pipe(Effect.orDie)),
     close: () => runtime.dispose(),
   }
 }

@@ -1,5 +1,6 @@
 // The HTTP conventions every route shares: envelopes (v2, v1, error), auth (401/403), unknown fields,
 // malformed JSON, unknown routes, defects, keys in the URL, /healthz and /openapi.json.
+import { request } from "node:http"
 import { Effect, Layer } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Health } from "../../src/operations/health.js"
@@ -153,6 +154,62 @@ describe("validation", () => {
       expectError(notObject, 400, "VALIDATION")
       expect(notObject.body.error, rawBody).toBe(rawBody === "null" ? "`label` is required" : "The request body must be a JSON object")
     }
+  })
+
+  it("text no store can hold (NUL, an unpaired surrogate) is VALIDATION naming the field, in the body, query and path", async () => {
+    for (const label of ["a\\u0000b", "lone\\ud800", "\\udfffx"]) { // JSON escapes in the body text
+      const a = await call(server.url, "/v2/test-things", { token: "full", method: "POST", rawBody: `{"label":"${label}"}` })
+      expectError(a, 400, "VALIDATION")
+      expect(a.body.error).toBe("label must not hold a NUL character or an unpaired UTF-16 surrogate")
+    }
+    const nested = await call(server.url, "/v2/test-things", { token: "full", method: "POST", rawBody: '{"label":"x","nested":{"n":1,"tags":["ok","\\u0000"]}}' })
+    expectError(nested, 400, "VALIDATION")
+    expect(nested.body.error).toBe("nested.tags[1] must not hold a NUL character or an unpaired UTF-16 surrogate")
+    const key = await call(server.url, "/v2/test-things", { token: "full", method: "POST", rawBody: '{"la\\u0000bel":"x"}' })
+    expect(key.body.error).toBe("A field name must not hold a NUL character or an unpaired UTF-16 surrogate")
+    const paired = await post("/v2/test-things", { label: "🐋 ok" }) // a surrogate pair is text like any other
+    expect(paired.status).toBe(201)
+    const query = await get("/v2/test-rows?color=a%00b")
+    expectError(query, 400, "VALIDATION")
+    expect(query.body.error).toBe("color must not hold a NUL character or an unpaired UTF-16 surrogate")
+    const path = await get("/v2/test-things/1%00")
+    expectError(path, 400, "VALIDATION")
+    expect(path.body.error).toBe("The path must not hold a NUL character or an unpaired UTF-16 surrogate")
+  })
+
+  it("a body nested deeper than any input is VALIDATION, not a stack overflow", async () => {
+    for (const rawBody of ["[".repeat(3000) + "]".repeat(3000), '{"label":"x","nested":' + '{"a":'.repeat(3000) + "1" + "}".repeat(3001)]) {
+      const a = await call(server.url, "/v2/test-things", { token: "full", method: "POST", rawBody })
+      expectError(a, 400, "VALIDATION")
+      expect(a.body.error).toMatch(/nested more than 32 levels deep/)
+    }
+  })
+
+  it("a body must be sent as JSON: a form or another Content-Type is VALIDATION naming it; none is read as JSON", async () => {
+    const send = (type: string | undefined, body: string) =>
+      fetch(server.url + "/v2/test-things", {
+        method: "POST", body,
+        headers: { authorization: "Bearer full", ...(type === undefined ? {} : { "content-type": type }) },
+      }).then(async (r) => ({ status: r.status, body: await r.json() as any }))
+    for (const type of ["application/x-www-form-urlencoded", "text/plain", "multipart/form-data; boundary=x", "application/octet-stream", "application/vnd.api+json"]) {
+      const a = await send(type, type.startsWith("application/x-www") ? "label=x" : '{"label":"x"}')
+      expect(a.status, type).toBe(400)
+      expect(a.body, type).toEqual({ success: false, code: "VALIDATION", error: `Content-Type must be application/json (the body is JSON), not ${type}` })
+    }
+    for (const type of ["application/json", "application/json; charset=utf-8", "Application/JSON"]) {
+      expect((await send(type, '{"label":"x"}')).status, type).toBe(201)
+    }
+    // No Content-Type at all (fetch would add text/plain): read as JSON.
+    const status = await new Promise<number>((resolve, reject) => {
+      const body = '{"label":"x"}'
+      const req = request(server.url + "/v2/test-things", { method: "POST", headers: { authorization: "Bearer full", "content-length": String(body.length) } }, (res) => {
+        res.resume()
+        resolve(res.statusCode ?? 0)
+      })
+      req.on("error", reject)
+      req.end(body)
+    })
+    expect(status).toBe(201)
   })
 
   it("a missing or out-of-range field is VALIDATION naming it", async () => {

@@ -121,6 +121,18 @@ describe("MCP door: tools", () => {
       .toEqual({ data: { label: "x".repeat(20), n: null } })
   })
 
+  it("refuses text no store can hold and absurd nesting in the arguments with VALIDATION naming the field", async () => {
+    const client = await connect("rw")
+    const nul = await client.callTool({ name: "create_thing", arguments: { label: "a\u0000b" } })
+    expect(bodyOf(nul)).toEqual({ success: false, error: "label must not hold a NUL character or an unpaired UTF-16 surrogate", code: "VALIDATION" })
+    const lone = await client.callTool({ name: "create_thing", arguments: { label: "x", nested: { n: 1, tags: ["\ud800"] } } })
+    expect((bodyOf(lone) as { error: string }).error).toBe("nested.tags[0] must not hold a NUL character or an unpaired UTF-16 surrogate")
+    let deep: unknown = 1
+    for (let i = 0; i < 100; i++) deep = { a: deep }
+    const nested = await client.callTool({ name: "create_thing", arguments: { label: "x", nested: deep as object } })
+    expect((bodyOf(nested) as { error: string }).error).toMatch(/^nested(\.a)* is nested more than 32 levels deep$/)
+  })
+
   it("a write tool with a read key is SCOPE_REQUIRED, an unknown tool NOT_FOUND, a defect INTERNAL without details", async () => {
     const read = await connect("ro")
     const scoped = await read.callTool({ name: "create_thing", arguments: { label: "x" } })

@@ -106,19 +106,25 @@ export const makeBotsLayer = (options: BotsOptions = {}): Layer.Layer<Bots, neve
       const flushNow = Effect.uninterruptible(Effect.gen(function* () {
         const saves = registry.drainDirty().map(saveOf).filter((s): s is BotSave => s !== null)
         if (saves.length > 0) {
-          yield* BotStore.save(saves).pipe(
-            Effect.tap(() => Effect.sync(() => publishTrades(saves))),
-            Effect.catchAllCause((cause) =>
-              Effect.zipRight(
-                Effect.sync(() => {
-                  for (const s of saves) {
-                    registry.dirty.add(s.id)
-                    saved.forget(s.id)
-                  }
-                }),
-                Effect.logError("bots: persisting snapshots failed; retrying next round", cause),
-              )),
+          // One statement for all; when it fails, each bot alone, so one snapshot the store refuses never
+          // holds back the others (it stays dirty, retried next round, and is logged).
+          const stored = yield* BotStore.save(saves).pipe(
+            Effect.as(saves),
+            Effect.catchAllCause(() =>
+              Effect.map(Effect.forEach(saves, (s) =>
+                BotStore.save([s]).pipe(
+                  Effect.as([s]),
+                  Effect.catchAllCause((cause) =>
+                    Effect.zipRight(
+                      Effect.sync(() => {
+                        registry.dirty.add(s.id)
+                        saved.forget(s.id)
+                      }),
+                      Effect.as(Effect.logError(`bots: persisting bot ${s.id} failed; retrying next round`, cause), []),
+                    )),
+                )), (each) => each.flat())),
           )
+          publishTrades(stored)
         }
         const pending = yield* Queue.takeAll(fills)
         if (Option.isSome(accounts)) {

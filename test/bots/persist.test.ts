@@ -1,0 +1,33 @@
+// The bots' flush stores every dirty bot in one statement; when the store refuses it (a snapshot it cannot
+// hold), each bot is stored alone, so one refused snapshot never holds back the others: they are stored,
+// and the refused one stays dirty (retried each round) and is logged.
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { startBotsServer, type BotsServer } from "./server.js"
+
+let s: BotsServer
+beforeAll(async () => {
+  s = await startBotsServer()
+})
+afterAll(() => s.close())
+
+const until = async (check: () => Promise<boolean>) => {
+  for (let i = 0; i < 200 && !(await check()); i++) await new Promise((r) => setTimeout(r, 25))
+  expect(await check()).toBe(true)
+}
+
+describe("bots' flush", () => {
+  it("stores the other bots when the store refuses one bot's snapshot", async () => {
+    const make = async (name: string) => (await s.as("write", "/v2/bots", { method: "POST", body: { name, trigger: { signal: { category: ["politics"] } } } })).body.data.id as string
+    const bad = await make("Bad one")
+    const good = await make("Good one")
+    // A name the store cannot hold (the doors refuse such text; here it is put in the actor directly).
+    s.bots.registry.sendSignal(bad, { type: "bot.configure", name: "bad\u0000name" })
+    s.bots.registry.sendSignal(good, { type: "bot.configure", name: "Renamed" })
+    s.bots.registry.dirty.add(bad)
+    s.bots.registry.dirty.add(good)
+    const nameOf = async (id: string) => (await s.sql<{ name: string }>((sql) => sql`SELECT name FROM bots WHERE id = ${id}`))[0]?.name
+    await until(async () => (await nameOf(good)) === "Renamed")
+    expect(await nameOf(bad)).toBe("Bad one")
+    await until(async () => s.bots.registry.dirty.has(bad)) // still waiting, retried each round
+  })
+})
