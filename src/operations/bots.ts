@@ -259,12 +259,14 @@ export const getBot = operation({
     const { bots } = own
     const bot = botOf(own.ctx, own.status, prices(bots))
     let out: Bot = bot
-    if (includes.includes("trades")) {
+    const wanted = includes.includes("trades")
+    // Without include=trades a `cursor` is still checked (a foreign one is VALIDATION) but reads nothing.
+    if (wanted || input.cursor !== undefined) {
       const filter = {
         ...(input.since === undefined ? {} : { since: input.since }),
         ...(input.result === undefined ? {} : { result: input.result }),
       }
-      const rows = tradesOf(own.ctx, filter)
+      const rows = wanted ? tradesOf(own.ctx, filter) : []
       // The cursor binds to the bot and the trade filters (not to the includes asked for).
       const pageInput = { id: own.ctx.id, ...filter, limit: input.limit ?? DEFAULT_LIMIT, ...(input.cursor === undefined ? {} : { cursor: input.cursor }) }
       const page = yield* paginate({
@@ -274,7 +276,7 @@ export const getBot = operation({
         fetch: (from, take) =>
           Effect.succeed(Option.match(from, { onNone: () => rows, onSome: (seq) => rows.filter((t) => t.seq < seq) }).slice(0, take)),
       })
-      out = { ...out, trades: { data: page.data.map((t) => tradeRowOf(t, prices(bots))), nextCursor: page.nextCursor } }
+      if (wanted) out = { ...out, trades: { data: page.data.map((t) => tradeRowOf(t, prices(bots))), nextCursor: page.nextCursor } }
     }
     if (includes.includes("activity")) {
       const now = yield* feedNow(bots)

@@ -13,6 +13,7 @@
 // - Orders are hand orders only, newest first, each with `profit` (sales: against the average cost
 //   held, fee included on both sides; buys: null). Holdings of market bots are not shown.
 import { Effect, Option, Schema } from "effect"
+import { Validation } from "../domain/errors.js"
 import { Accounts } from "../actors/accounts/registry.js"
 import { type Holding, isMarketBot, totalsOf } from "../actors/accounts/account.machine.js"
 import { Venue } from "../domain/enums.js"
@@ -126,7 +127,10 @@ export const getPaperAccount = operation({
             (rows) => rows.map((o) => ({ ...paperOrderOf(o), profit: o.profit, at: o.filledAt })),
           )
           : Effect.succeed([]),
-    })
+    }).pipe(
+      // Its cursor is the `ordersCursor` parameter: the sentence names that one.
+      Effect.mapError((e) => (e instanceof Validation && e.error.startsWith("cursor ") ? new Validation({ error: `ordersCursor${e.error.slice(6)}` }) : e)),
+    )
     if (!wanted) return { totals, positions }
     return {
       totals,

@@ -82,6 +82,10 @@ describe("PATCH /v1/traders/{platform}/{traderId}/autopilot", () => {
     await expectCode(autopilot("venue_a/ann", { enabled: true, sizing: { usd: 0 } }), 400, "VALIDATION", "sizing")
     await expectCode(autopilot("venue_a/ann", { enabled: true, extra: 1 }), 400, "VALIDATION", "extra")
     await expectCode(autopilot("venue_a/nobody", { enabled: true }), 404, "NOT_FOUND")
+    // Turning it off is NOT_FOUND too for a trader that does not exist (a path-like handle included), live or paper.
+    await expectCode(autopilot("venue_a/nobody", { enabled: false }), 404, "NOT_FOUND")
+    await expectCode(autopilot("venue_b/..%2F..%2Fetc%2Fpasswd", { enabled: false }), 404, "NOT_FOUND")
+    await expectCode(autopilot("venue_a/nobody", { enabled: false, mode: "live" }), 404, "NOT_FOUND")
     await expectCode(autopilot("venue_a/ann", { enabled: true }, "read"), 403, "SCOPE_REQUIRED")
   })
 })

@@ -181,6 +181,17 @@ describe("GET /v2/bots and /v2/bots/{id}", () => {
     expectCode(await s.as("write", `${path(id)}?include=trades&since=2026-01-01T00:00:00`), 400, "VALIDATION")
     expectCode(await s.as("write", `${path(id)}?include=trades&limit=0`), 400, "VALIDATION")
     expectCode(await s.as("write", `${path(id)}?include=trades&cursor=abc`), 400, "VALIDATION")
+    // Without include=trades a cursor is still checked: a foreign one is VALIDATION, and no trades are read.
+    const bots = await s.as("write", "/v2/bots?limit=1")
+    expect(bots.body.nextCursor).not.toBeNull()
+    for (const cursor of ["abc", bots.body.nextCursor as string]) {
+      const foreign = await s.as("write", `${path(id)}?cursor=${encodeURIComponent(cursor)}`)
+      expectCode(foreign, 400, "VALIDATION")
+      expect(foreign.body.error).toBe("cursor is not valid for this listing")
+    }
+    const noInclude = await s.as("write", path(id))
+    expect(noInclude.status).toBe(200)
+    expect(noInclude.body.data).not.toHaveProperty("trades")
   })
 
   it("another account's bot, a missing one and a malformed id are the same NOT_FOUND", async () => {
