@@ -20,7 +20,8 @@
 //
 // Tests and benches listen on an ephemeral port: `makeHttpServer(ops, { port: 0, host: "127.0.0.1" })`
 // outputs HttpServer.HttpServer, and `serverUrl` reads "http://127.0.0.1:<port>" from it.
-import { createServer } from "node:http"
+import { createServer, type Server } from "node:http"
+import type { Duplex } from "node:stream"
 import { HttpApiBuilder, HttpMiddleware, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
@@ -35,6 +36,24 @@ import type { Keys } from "../store/keys.js"
 import { makeApiLive } from "./api.js"
 import { AuthLive, type RequireRead, type RequireWrite } from "./auth.js"
 import { envelopeMiddleware } from "./envelope.js"
+
+/**
+ * A request Node's parser refuses before any handler sees it (bad framing, an unknown method, headers past
+ * Node's limit) gets the error envelope too, as a 400 VALIDATION, rather than Node's empty 400 or 431.
+ */
+const clientError = (error: Error & { readonly code?: string }, socket: Duplex): void => {
+  if (error.code === "ECONNRESET" || error.code === "ERR_HTTP_REQUEST_TIMEOUT" || !socket.writable) {
+    socket.destroy()
+    return
+  }
+  const sentence = error.code === "HPE_HEADER_OVERFLOW"
+    ? "The request headers are too large"
+    : error.code === "HPE_INVALID_METHOD" ? "Unknown HTTP method" : "Malformed HTTP request"
+  const body = JSON.stringify({ success: false, error: sentence, code: "VALIDATION" })
+  socket.end(`HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`)
+}
+
+const nodeServer = (): Server => createServer().on("clientError", clientError)
 
 /** What the HTTP door needs besides the operations' own services. */
 export type HttpRequirements = Keys | Counters | CursorKey | Health
@@ -60,7 +79,7 @@ export const makeHttpServer = <Ops extends ReadonlyArray<AnyOperation>, D = neve
     Layer.provide(doors),
     Layer.provide(makeApiLive(operations)),
     Layer.provide(AuthLive),
-    Layer.provideMerge(NodeHttpServer.layer(createServer, listen.host === undefined ? { port: listen.port } : { port: listen.port, host: listen.host })),
+    Layer.provideMerge(NodeHttpServer.layer(nodeServer, listen.host === undefined ? { port: listen.port } : { port: listen.port, host: listen.host })),
     // No span exporter is configured, so per-request spans (the server's and each Effect.fn's) would
     // only cost time: requests run with the tracer off.
     Layer.provide(Layer.setTracerEnabled(false)),

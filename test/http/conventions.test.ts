@@ -1,6 +1,7 @@
 // The HTTP conventions every route shares: envelopes (v2, v1, error), auth (401/403), unknown fields,
 // malformed JSON, unknown routes, defects, keys in the URL, /healthz and /openapi.json.
 import { request } from "node:http"
+import { connect } from "node:net"
 import { Effect, Layer } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Health } from "../../src/operations/health.js"
@@ -226,6 +227,27 @@ describe("validation", () => {
 })
 
 describe("built-in failures", () => {
+  it("a request Node's parser refuses (bad framing, unknown method, huge headers) still gets the error envelope", async () => {
+    const raw = (text: string) => new Promise<string>((resolve, reject) => {
+      const { port } = new URL(server.url)
+      const socket = connect(Number(port), "127.0.0.1", () => socket.end(text))
+      let answer = ""
+      socket.on("data", (chunk) => (answer += chunk.toString()))
+      socket.on("end", () => resolve(answer))
+      socket.on("error", reject)
+    })
+    for (const [text, sentence] of [
+      ["POST /v2/test-things HTTP/1.1\r\nHost: x\r\nContent-Length: -1\r\n\r\n", "Malformed HTTP request"],
+      ["POST /v2/test-things HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", "Malformed HTTP request"],
+      ["FOO /v2/test-rows HTTP/1.1\r\nHost: x\r\n\r\n", "Unknown HTTP method"],
+      ["GET /v2/test-rows HTTP/1.1\r\nHost: x\r\nX-Big: " + "a".repeat(70_000) + "\r\n\r\n", "The request headers are too large"],
+    ] as const) {
+      const answer = await raw(text)
+      expect(answer.split("\r\n")[0], sentence).toBe("HTTP/1.1 400 Bad Request")
+      expect(JSON.parse(answer.slice(answer.indexOf("\r\n\r\n") + 4))).toEqual({ success: false, error: sentence, code: "VALIDATION" })
+    }
+  })
+
   it("an unknown route is a NOT_FOUND envelope", async () => {
     expectError(await get("/v2/no-such-thing"), 404, "NOT_FOUND")
     expectError(await get("/nothing", null), 404, "NOT_FOUND")
