@@ -21,7 +21,7 @@ import { HttpApiBuilder, HttpServerRequest, HttpServerResponse, type HttpApp, ty
 import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"
 import { CallToolRequestSchema, type CallToolResult, ListToolsRequestSchema, type Tool } from "@modelcontextprotocol/sdk/types.js"
-import { Cause, Effect, JSONSchema, Layer, ParseResult, Runtime, Schema } from "effect"
+import { Cause, Effect, JSONSchema, Layer, Option, ParseResult, Runtime, Schema } from "effect"
 import { type ApiError, Internal, isApiError, NotFound, ScopeRequired, toEnvelope, Validation } from "../domain/errors.js"
 import type { Principal } from "../domain/principal.js"
 import { authenticate } from "../http/auth.js"
@@ -107,6 +107,30 @@ const methodNotAllowed = HttpServerResponse.unsafeJson(
   { status: 405, headers: { allow: "POST" } },
 )
 
+const rpcError = (id: unknown, code: number, message: string) => ({ jsonrpc: "2.0", id: id ?? null, error: { code, message } })
+
+const isObject = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
+
+/** The JSON-RPC error of a body the SDK would not answer as JSON-RPC says; undefined for the SDK to handle. */
+export const jsonRpcProblem = (text: string): object | undefined => {
+  let message: unknown
+  try {
+    message = JSON.parse(text)
+  } catch {
+    return undefined // the SDK answers a parse error
+  }
+  if (Array.isArray(message)) return message.length === 0 ? rpcError(null, -32600, "Invalid Request: an empty batch") : undefined
+  if (!isObject(message) || message["method"] !== "tools/call") return undefined
+  const id = message["id"]
+  const params = message["params"]
+  if (!isObject(params)) return rpcError(id, -32602, "Invalid params: `params` must be an object with the tool's `name` and `arguments`")
+  if (typeof params["name"] !== "string") return rpcError(id, -32602, "Invalid params: `params.name` must be the tool's name")
+  if (params["arguments"] !== undefined && !isObject(params["arguments"])) {
+    return rpcError(id, -32602, "Invalid params: `params.arguments` must be an object of the tool's arguments")
+  }
+  return undefined
+}
+
 const isMcpRequest = (request: HttpServerRequest.HttpServerRequest) => (request.url.split("?")[0] ?? "") === MCP_PATH
 
 /**
@@ -143,7 +167,15 @@ export const mcpMiddleware = <Ops extends ReadonlyArray<AnyOperation>>(operation
       const server = serverFor(principal, ctx)
       const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true })
       yield* Effect.promise(() => server.connect(transport))
-      const web = yield* HttpServerRequest.toWeb(request)
+      // The body is read here (the SDK gets it back as a web Request) so a call the SDK would answer with an
+      // internal error and a schema dump (arguments not an object, no tool name) or with nothing (an empty
+      // batch) gets JSON-RPC's own invalid request or params error instead.
+      const text = yield* request.text
+      const refused = jsonRpcProblem(text)
+      if (refused !== undefined) return HttpServerResponse.unsafeJson(refused, { status: 400 })
+      const url = HttpServerRequest.toURL(request)
+      if (Option.isNone(url)) return yield* new Validation({ error: "The request URL is not valid" })
+      const web = new Request(url.value, { method: request.method, headers: request.headers as Record<string, string>, body: text })
       const response = yield* Effect.promise(() => transport.handleRequest(web)).pipe(
         Effect.ensuring(Effect.promise(() => server.close())),
       )

@@ -133,6 +133,26 @@ describe("MCP door: tools", () => {
     expect((bodyOf(nested) as { error: string }).error).toMatch(/^nested(\.a)* is nested more than 32 levels deep$/)
   })
 
+  it("answers malformed tool calls and an empty batch with JSON-RPC's own errors (no internal error, no schema dump)", async () => {
+    const cases: ReadonlyArray<readonly [unknown, number]> = [
+      [[], -32600],
+      [{ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "create_thing", arguments: "label=x" } }, -32602],
+      [{ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "create_thing", arguments: [1] } }, -32602],
+      [{ jsonrpc: "2.0", id: 7, method: "tools/call", params: { arguments: {} } }, -32602],
+      [{ jsonrpc: "2.0", id: 7, method: "tools/call", params: "x" }, -32602],
+    ]
+    for (const [message, code] of cases) {
+      const answer = await rpc("rw", message)
+      expect(answer.status, JSON.stringify(message)).toBe(400)
+      const body = (await answer.json()) as { id: unknown; error: { code: number; message: string } }
+      expect(body.error.code, JSON.stringify(message)).toBe(code)
+      expect(body.id).toBe(Array.isArray(message) ? null : 7)
+    }
+    // A well-formed call still goes through.
+    const ok = await rpc("rw", { jsonrpc: "2.0", id: 8, method: "tools/call", params: { name: "create_thing", arguments: { label: "x" } } })
+    expect(((await ok.json()) as any).result.structuredContent).toEqual({ data: { label: "x", n: null } })
+  })
+
   it("a write tool with a read key is SCOPE_REQUIRED, an unknown tool NOT_FOUND, a defect INTERNAL without details", async () => {
     const read = await connect("ro")
     const scoped = await read.callTool({ name: "create_thing", arguments: { label: "x" } })
