@@ -425,7 +425,8 @@ describe("v1", () => {
     expectRefused(V1EventCriteria, { priceMin: 0.7, priceMax: 0.2 }, "criteria.priceMax must be at least criteria.priceMin")
     expectRefused(V1EventCriteria, { priceMax: 1.2 }, "criteria.priceMax must be a price from 0 to 1")
     expectRefused(V1EventCriteria, { platforms: ["venue_z"] }, "platforms")
-    expectRefused(V1EventCriteria, { keywords: words(11) }, "keywords must hold 1 to 10 words")
+    expectRefused(V1EventCriteria, { keywords: words(11) }, "criteria.keywords may hold at most 10 values")
+    expectOk(V1EventCriteria, { keywords: [] })
     expectOk(V1EventCriteria, { platforms: ["venue_e", "venue_g"], eventTypes: ["open", "unknown"], directions: ["buy_no"] })
   })
 
