@@ -104,6 +104,8 @@ export const classify = (
 /** The path of the MCP door (src/mcp/door.ts), which reads its own body and answers in JSON-RPC. */
 export const MCP_PATH = "/mcp"
 
+export const isMcpRequest = (request: HttpServerRequest.HttpServerRequest): boolean => (request.url.split("?")[0] ?? "") === MCP_PATH
+
 /** The Content-Type HttpApi reads as JSON (it reads any other type as bytes, a form or text). */
 const JSON_TYPE = /^application\/json\s*(?:;|$)/i
 
@@ -114,7 +116,7 @@ const JSON_TYPE = /^application\/json\s*(?:;|$)/i
  */
 const bodyProblem = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<Validation | undefined> => {
   if (request.method !== "POST" && request.method !== "PUT" && request.method !== "PATCH") return Effect.succeed(undefined)
-  if ((request.url.split("?")[0] ?? "") === MCP_PATH) return Effect.succeed(undefined)
+  if (isMcpRequest(request)) return Effect.succeed(undefined)
   const type = request.headers["content-type"]
   if (type !== undefined && type !== "" && !JSON_TYPE.test(type)) {
     return Effect.succeed(new Validation({ error: `Content-Type must be application/json (the body is JSON), not ${type.slice(0, 80)}` }))

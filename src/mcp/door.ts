@@ -26,7 +26,7 @@ import { type ApiError, Internal, isApiError, NotFound, ScopeRequired, toEnvelop
 import type { Principal } from "../domain/principal.js"
 import { authenticate } from "../http/auth.js"
 import { inputTextProblem } from "../http/input-text.js"
-import { classify, decodeSentence, errorResponse, MCP_PATH, successSchema, wrapSuccess } from "../http/envelope.js"
+import { classify, decodeSentence, errorResponse, isMcpRequest, MCP_PATH, successSchema, wrapSuccess } from "../http/envelope.js"
 import { currentMeter, operationContext } from "../http/meter.js"
 import { type AnyOperation, inputSchema, type OperationContext, type OperationsContext } from "../operations/operation.js"
 import { Counters } from "../store/counters.js"
@@ -131,8 +131,6 @@ export const jsonRpcProblem = (text: string): object | undefined => {
   return undefined
 }
 
-const isMcpRequest = (request: HttpServerRequest.HttpServerRequest) => (request.url.split("?")[0] ?? "") === MCP_PATH
-
 /**
  * The middleware: /mcp here, everything else to the HttpApi. The operations' services come from the
  * runtime it was built in; the tool handlers run there.
@@ -164,9 +162,6 @@ export const mcpMiddleware = <Ops extends ReadonlyArray<AnyOperation>>(operation
       const principal = yield* authenticate(keys, counters)
       if (request.method !== "POST") return methodNotAllowed
       const ctx = operationContext(yield* currentMeter, principal, counters)
-      const server = serverFor(principal, ctx)
-      const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true })
-      yield* Effect.promise(() => server.connect(transport))
       // The body is read here (the SDK gets it back as a web Request) so a call the SDK would answer with an
       // internal error and a schema dump (arguments not an object, no tool name) or with nothing (an empty
       // batch) gets JSON-RPC's own invalid request or params error instead.
@@ -176,6 +171,9 @@ export const mcpMiddleware = <Ops extends ReadonlyArray<AnyOperation>>(operation
       const url = HttpServerRequest.toURL(request)
       if (Option.isNone(url)) return yield* new Validation({ error: "The request URL is not valid" })
       const web = new Request(url.value, { method: request.method, headers: request.headers as Record<string, string>, body: text })
+      const server = serverFor(principal, ctx)
+      const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true })
+      yield* Effect.promise(() => server.connect(transport))
       const response = yield* Effect.promise(() => transport.handleRequest(web)).pipe(
         Effect.ensuring(Effect.promise(() => server.close())),
       )
