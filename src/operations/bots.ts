@@ -304,17 +304,17 @@ export const updateBot = operation({
     const id = own.ctx.id
     if (Object.keys(patch).length === 0) return yield* new Validation({ error: "the body must change at least one field" })
     if (own.ctx.mode === "live") return yield* new Validation({ error: "live bots are read-only in the API; change them in the app" })
+    // An ended bot trades no more: nothing of it can change (every kind alike; its record stays readable).
+    if (own.status === "ended") {
+      const field = Object.keys(patch)[0] ?? "status"
+      return yield* new Validation({ error: `${field}: the bot has ended; an ended bot cannot be changed` })
+    }
     const problem = botPatchProblem(own.ctx.kind, patch)
     if (problem !== undefined) {
       return yield* new Validation({ error: own.ctx.kind === "signal" && patch.status !== undefined ? "status: signal bots cannot be paused" : problem })
     }
     if (own.ctx.kind === "signal" && patch.signal !== undefined && own.ctx.settings.appOnly) {
       return yield* new Validation({ error: "signal: this bot holds settings only the app can edit" })
-    }
-    // An ended bot trades no more: nothing of it can change (every kind alike; its record stays readable).
-    if (own.status === "ended") {
-      const field = Object.keys(patch)[0] ?? "status"
-      return yield* new Validation({ error: `${field}: the bot has ended; an ended bot cannot be changed` })
     }
     switch (own.ctx.kind) {
       case "trader":

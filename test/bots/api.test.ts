@@ -250,7 +250,7 @@ describe("PATCH /v2/bots/{id}", () => {
     const ended = await s.as("write", path(id), { method: "DELETE" })
     expect(ended.body.data.status).toBe("ended")
     // An ended bot cannot be changed: VALIDATION naming the field, and nothing changes.
-    for (const body of [{ name: "After" }, { sizing: { usd: 42 } }, { alerts: false }]) {
+    for (const body of [{ name: "After" }, { sizing: { usd: 42 } }, { alerts: false }, { status: "running" }]) {
       const refused = await s.as("write", path(id), { method: "PATCH", body })
       expectCode(refused, 400, "VALIDATION")
       expect(refused.body.error).toContain(`${Object.keys(body)[0]}: the bot has ended`)
