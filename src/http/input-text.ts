@@ -17,23 +17,23 @@ const named = (path: string, index: string | number): string =>
   typeof index === "number" ? `${path}[${index}]` : path === "" ? index : `${path}.${index}`
 
 /**
- * The first problem of a decoded JSON input as a sentence naming the field (`path` names the value
- * itself: a parameter's name, or "" for a body), or undefined when there is none.
+ * The first problem of a decoded JSON input as a sentence naming the field, or undefined when there is
+ * none. `root` names the whole input ("The request body", "The arguments"); `path` the value within it.
  */
-export const inputTextProblem = (value: unknown, path = "", depth = 0): string | undefined => {
-  if (typeof value === "string") return unstorable(value) ? `${path === "" ? "The request body" : path} ${STORABLE}` : undefined
+export const inputTextProblem = (value: unknown, root = "The request body", path = "", depth = 0): string | undefined => {
+  if (typeof value === "string") return unstorable(value) ? `${path === "" ? root : path} ${STORABLE}` : undefined
   if (typeof value !== "object" || value === null) return undefined
-  if (depth >= MAX_INPUT_DEPTH) return `${path === "" ? "The request body" : path} is nested more than ${MAX_INPUT_DEPTH} levels deep`
+  if (depth >= MAX_INPUT_DEPTH) return `${path === "" ? root : path} is nested more than ${MAX_INPUT_DEPTH} levels deep`
   if (Array.isArray(value)) {
     for (let i = 0; i < value.length; i++) {
-      const problem = inputTextProblem(value[i], named(path, i), depth + 1)
+      const problem = inputTextProblem(value[i], root, named(path, i), depth + 1)
       if (problem !== undefined) return problem
     }
     return undefined
   }
   for (const [key, item] of Object.entries(value)) {
     if (unstorable(key)) return `A field name ${STORABLE}`
-    const problem = inputTextProblem(item, named(path, key), depth + 1)
+    const problem = inputTextProblem(item, root, named(path, key), depth + 1)
     if (problem !== undefined) return problem
   }
   return undefined

@@ -88,8 +88,8 @@ export const callTool = (
     return Effect.succeed(failed(new ScopeRequired({ error: `The tool ${name} needs a key with the \`${op.scope}\` scope` })))
   }
   const encode = Schema.encode(successSchema(op) as Schema.Schema<unknown, unknown>)
-  const unstorable = inputTextProblem(args)
-  if (unstorable !== undefined) return Effect.succeed(failed(new Validation({ error: unstorable.replace(/^The request body/, "The arguments") })))
+  const unstorable = inputTextProblem(args, "The arguments")
+  if (unstorable !== undefined) return Effect.succeed(failed(new Validation({ error: unstorable })))
   return decodeArguments(op, args).pipe(
     Effect.flatMap((input) => op.run(input, ctx)),
     Effect.flatMap((output) => Effect.orDie(encode(wrapSuccess(op, output)))),

@@ -3,7 +3,8 @@
 // current snapshots, never waiting), and MarketsLive, which restores the registry from the store,
 // feeds it every FeedBus batch, publishes what the actors emit, and persists listing and lifecycle
 // changes and changed price bars in batches from its own fiber (every `flushEveryMs`, or sooner once
-// `flushRows` are waiting; the rest on shutdown), pruning bars older than a week of feed time hourly. Actors never touch the database or the bus; this layer does.
+// `flushRows` are waiting; the rest on shutdown), pruning bars older than a week of feed time hourly.
+// Actors never touch the database or the bus; this layer does.
 import type { SqlClient } from "@effect/sql"
 import { Clock, Context, Duration, Effect, Layer, PubSub, Queue, Schedule } from "effect"
 import type { MarketEvent, MarketInfo, MarketLifecycle, MarketRecord } from "../../domain/market-events.js"
