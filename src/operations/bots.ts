@@ -177,7 +177,11 @@ export const createBot = operation({
     }
     // A copy: the stored JSON, not the preview actor's objects.
     bots.registry.restore([{ id: context.id, kind: context.kind, snapshot: JSON.parse(JSON.stringify(snapshot)) as unknown }])
-    yield* bots.persist(context.id)
+    // The bot is durable with the insert (its snapshot holds its trades); this write stores its trade rows,
+    // and when it fails the flush stores them later: the creation stands.
+    yield* bots.persist(context.id).pipe(
+      Effect.catchAllCause((cause) => Effect.logWarning(`bots: the new bot ${context.id}'s trade rows are left to the flush`, cause)),
+    )
     const now = bots.registry.context(context.id) ?? persisted.context
     return botOf(now, bots.registry.status(context.id) ?? "running", prices(bots))
   }),

@@ -1,6 +1,7 @@
 // The bots' flush stores every dirty bot in one statement; when the store refuses it (a snapshot it cannot
 // hold), each bot is stored alone, so one refused snapshot never holds back the others: they are stored,
-// and the refused one stays dirty (retried each round) and is logged.
+// and the refused one stays dirty (retried each round) and is logged. An operation's own write that fails
+// (a PATCH) leaves its bot dirty the same way.
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { startBotsServer, type BotsServer } from "./server.js"
 
@@ -29,5 +30,20 @@ describe("bots' flush", () => {
     await until(async () => (await nameOf(good)) === "Renamed")
     expect(await nameOf(bad)).toBe("Bad one")
     await until(async () => s.bots.registry.dirty.has(bad)) // still waiting, retried each round
+  })
+
+  it("a PATCH the store refuses answers INTERNAL and leaves the change to the flush, which stores it once the store takes it", async () => {
+    const id = (await s.as("write", "/v2/bots", { method: "POST", body: { name: "Before", trigger: { signal: { category: ["politics"] } } } })).body.data.id as string
+    await s.sql((sql) => sql`ALTER TABLE bots ADD CONSTRAINT bots_refuse_test CHECK (name <> 'Refused for now') NOT VALID`)
+    try {
+      const patched = await s.as("write", `/v2/bots/${id}`, { method: "PATCH", body: { name: "Refused for now" } })
+      expect(patched.status).toBe(500)
+      expect(patched.body).toMatchObject({ success: false, code: "INTERNAL" })
+      expect(s.bots.registry.dirty.has(id)).toBe(true) // not forgotten: retried each round
+    } finally {
+      await s.sql((sql) => sql`ALTER TABLE bots DROP CONSTRAINT bots_refuse_test`)
+    }
+    const nameOf = async () => (await s.sql<{ name: string }>((sql) => sql`SELECT name FROM bots WHERE id = ${id}`))[0]?.name
+    await until(async () => (await nameOf()) === "Refused for now")
   })
 })

@@ -148,11 +148,20 @@ export const makeBotsLayer = (options: BotsOptions = {}): Layer.Layer<Bots, neve
         registry,
         markets: reads,
         // Its trades are published once stored, as the flush does (a market bot's buy at creation included).
+        // A write that fails leaves the bot dirty, so the flush stores the change when the store answers
+        // again: memory and store converge whatever the caller does with the failure.
         persist: (id) =>
           Effect.suspend(() => {
             registry.dirty.delete(id)
             const s = saveOf(id)
-            return s === null ? Effect.void : Effect.tap(BotStore.save([s]), () => Effect.sync(() => publishTrades([s])))
+            if (s === null) return Effect.void
+            return BotStore.save([s]).pipe(
+              Effect.tap(() => Effect.sync(() => publishTrades([s]))),
+              Effect.tapErrorCause(() => Effect.sync(() => {
+                registry.dirty.add(id)
+                saved.forget(id)
+              })),
+            )
           }).pipe(Effect.provide(sqlContext)),
         trader: (ref) => BotStore.trader(ref).pipe(Effect.provide(sqlContext)),
         flush: flushNow,
