@@ -41,19 +41,36 @@ import { envelopeMiddleware } from "./envelope.js"
  * A request Node's parser refuses before any handler sees it (bad framing, an unknown method, headers past
  * Node's limit) gets the error envelope too, as a 400 VALIDATION, rather than Node's empty 400 or 431.
  */
-const clientError = (error: Error & { readonly code?: string }, socket: Duplex): void => {
-  if (error.code === "ECONNRESET" || error.code === "ERR_HTTP_REQUEST_TIMEOUT" || !socket.writable) {
+const clientError = (requestTimeoutMs: number) => (error: Error & { readonly code?: string }, socket: Duplex): void => {
+  // An answer already begun (its headers sent) cannot be followed by another one: the connection just ends.
+  const answering = (socket as Duplex & { readonly _httpMessage?: { readonly headersSent?: boolean } })._httpMessage?.headersSent === true
+  if (error.code === "ECONNRESET" || !socket.writable || answering) {
     socket.destroy()
     return
   }
   const sentence = error.code === "HPE_HEADER_OVERFLOW"
     ? "The request headers are too large"
-    : error.code === "HPE_INVALID_METHOD" ? "Unknown HTTP method" : "Malformed HTTP request"
+    : error.code === "HPE_INVALID_METHOD" ? "Unknown HTTP method"
+    : error.code === "ERR_HTTP_REQUEST_TIMEOUT" ? `The request did not arrive in full within ${requestTimeoutMs / 1000} seconds`
+    : "Malformed HTTP request"
   const body = JSON.stringify({ success: false, error: sentence, code: "VALIDATION" })
   socket.end(`HTTP/1.1 400 Bad Request\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`)
 }
 
-const nodeServer = (): Server => createServer().on("clientError", clientError)
+/** How long a request (headers and body) may take to arrive; Node's own default is 300 s. */
+export const REQUEST_TIMEOUT_MS = 30_000
+
+/**
+ * Node's server: a request not received in full within `requestTimeoutMs` (a client that announced more
+ * body than it sends, or trickles it) is answered 400 and its connection closed, checked every quarter of
+ * the timeout. A response in progress (the stream) is not a request still arriving: it is not cut.
+ */
+const nodeServer = (requestTimeoutMs: number) => (): Server =>
+  createServer({
+    requestTimeout: requestTimeoutMs,
+    headersTimeout: requestTimeoutMs,
+    connectionsCheckingInterval: Math.max(50, Math.floor(requestTimeoutMs / 4)),
+  }).on("clientError", clientError(requestTimeoutMs))
 
 /** What the HTTP door needs besides the operations' own services. */
 export type HttpRequirements = Keys | Counters | CursorKey | Health
@@ -61,6 +78,8 @@ export type HttpRequirements = Keys | Counters | CursorKey | Health
 export interface Listen {
   readonly port: number
   readonly host?: string
+  /** Default REQUEST_TIMEOUT_MS. */
+  readonly requestTimeoutMs?: number
 }
 
 /** The door listening on `listen`; outputs the running HttpServer (for its address). */
@@ -79,7 +98,7 @@ export const makeHttpServer = <Ops extends ReadonlyArray<AnyOperation>, D = neve
     Layer.provide(doors),
     Layer.provide(makeApiLive(operations)),
     Layer.provide(AuthLive),
-    Layer.provideMerge(NodeHttpServer.layer(nodeServer, listen.host === undefined ? { port: listen.port } : { port: listen.port, host: listen.host })),
+    Layer.provideMerge(NodeHttpServer.layer(nodeServer(listen.requestTimeoutMs ?? REQUEST_TIMEOUT_MS), listen.host === undefined ? { port: listen.port } : { port: listen.port, host: listen.host })),
     // No span exporter is configured, so per-request spans (the server's and each Effect.fn's) would
     // only cost time: requests run with the tracer off.
     Layer.provide(Layer.setTracerEnabled(false)),

@@ -248,6 +248,30 @@ describe("built-in failures", () => {
     }
   })
 
+  it("a request whose body does not arrive in full within the request timeout is answered 400 and its connection closed", async () => {
+    const slow = await startServer({ operations: testOperations, keys, requestTimeoutMs: 400 })
+    try {
+      const { port } = new URL(slow.url)
+      const started = performance.now()
+      const answer = await new Promise<string>((resolve, reject) => {
+        // 40 bytes announced, 9 sent, and the connection kept open.
+        const socket = connect(Number(port), "127.0.0.1", () =>
+          socket.write("POST /v2/test-things HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 40\r\n\r\n{\"label\":"))
+        let text = ""
+        socket.on("data", (chunk) => (text += chunk.toString()))
+        socket.on("close", () => resolve(text))
+        socket.on("error", reject)
+      })
+      expect(performance.now() - started).toBeLessThan(5_000)
+      expect(answer.split("\r\n")[0]).toBe("HTTP/1.1 400 Bad Request")
+      expect(JSON.parse(answer.slice(answer.indexOf("\r\n\r\n") + 4))).toEqual({
+        success: false, error: "The request did not arrive in full within 0.4 seconds", code: "VALIDATION",
+      })
+    } finally {
+      await slow.close()
+    }
+  })
+
   it("an unknown route is a NOT_FOUND envelope", async () => {
     expectError(await get("/v2/no-such-thing"), 404, "NOT_FOUND")
     expectError(await get("/nothing", null), 404, "NOT_FOUND")

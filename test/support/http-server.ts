@@ -24,9 +24,12 @@ export const startServer = async (options: {
   readonly clock?: Layer.Layer<never>
   /** Mounts the MCP door (/mcp) over the same operations. */
   readonly mcp?: boolean
+  readonly requestTimeoutMs?: number
 }): Promise<RunningServer> => {
   const doors = options.mcp === true ? makeMcpDoor(options.operations) : Layer.empty
-  const layer = makeHttpServer(options.operations, { port: 0, host: "127.0.0.1" }, doors).pipe(
+  const layer = makeHttpServer(options.operations, {
+    port: 0, host: "127.0.0.1", ...(options.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: options.requestTimeoutMs }),
+  }, doors).pipe(
     Layer.provide([
       options.keys,
       options.counters ?? Counters.memory,
