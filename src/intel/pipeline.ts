@@ -502,6 +502,7 @@ export class IntelPipeline {
     for (const acc of this.#scopes(trader, info.venue, trade.category, trade.kind)) {
       if (trade.result === "void") {
         acc.voids++
+        acc.traded -= usd // out of the return's money (added when it was traded)
         continue
       }
       acc.settled++

@@ -28,11 +28,20 @@ describe("recordStats", () => {
     expect(stats.profit).toBeCloseTo(100)
   })
 
-  it("win rate is wins / settled and return is profit / staked from 10 settled bets", () => {
+  it("win rate is wins / settled and return is profit / money traded from 10 settled bets", () => {
     const stats = recordStats([...bets(6, { result: "win", price: 0.25 }), ...bets(4, { result: "loss" })], ASOF)
     expect(stats.winRate).toBeCloseTo(0.6)
     expect(stats.profit).toBeCloseTo(6 * 300 - 400)
     expect(stats.return).toBeCloseTo(1400 / 1000)
+  })
+
+  it("return's money is every trade's dollars, sales and open buys included, voided buys left out", () => {
+    const settled = [...bets(6, { result: "win", price: 0.25 }), ...bets(4, { result: "loss" })]
+    const stats = recordStats([
+      ...settled, bet({ result: "open", usd: 250 }), bet({ action: "sell", usd: 250 }), bet({ result: "void", usd: 5_000 }),
+    ], ASOF)
+    expect(stats.volume).toBe(6_500)
+    expect(stats.return).toBeCloseTo(1400 / 1500)
   })
 
   it("voids are trades and volume but not settled bets", () => {

@@ -67,7 +67,10 @@ export interface RecordStats {
   readonly volume: number
   /** Dollars staked on settled bets. */
   readonly staked: number
-  /** profit / staked; null under `minSettledForRates` settled bets. */
+  /**
+   * profit / money traded (spec: "profit divided by money traded"), the money being `volume` without the
+   * buys whose market voided (voids are out of the return); null under `minSettledForRates` settled bets.
+   */
   readonly return: number | null
   /** wins / settled; null under `minSettledForRates` settled bets. */
   readonly winRate: number | null
@@ -88,6 +91,8 @@ export class StatsAccumulator {
   profit = 0
   volume = 0
   staked = 0
+  /** `volume` without voided buys: the return's denominator. */
+  traded = 0
   buyUsd = 0
   buyContracts = 0
   lastTradeAt: number | null = null
@@ -96,6 +101,8 @@ export class StatsAccumulator {
     this.trades++
     this.volume += positive(trade.usd)
     this.lastTradeAt = this.lastTradeAt === null ? trade.time : Math.max(this.lastTradeAt, trade.time)
+    const voided = trade.action === "buy" && trade.result === "void" && settledTimeOf(trade) <= asOf
+    if (!voided) this.traded += positive(trade.usd)
     if (trade.action !== "buy") return
     this.buyUsd += positive(trade.usd)
     this.buyContracts += positive(trade.contracts)
@@ -121,7 +128,7 @@ export class StatsAccumulator {
       profit: this.profit,
       volume: this.volume,
       staked: this.staked,
-      return: rated && this.staked > 0 ? this.profit / this.staked : null,
+      return: rated && this.traded > 0 ? this.profit / this.traded : null,
       winRate: rated ? this.wins / this.settled : null,
       avgEntry: this.buyContracts > 0 ? this.buyUsd / this.buyContracts : null,
       lastTradeAt: this.lastTradeAt,

@@ -103,6 +103,7 @@ const statsOf = (groups: ReadonlyArray<AggregateDb>) => {
     acc.profit += g.profit
     acc.volume += g.volume
     acc.staked += g.staked
+    acc.traded += g.traded
     acc.buyUsd += g.buy_usd
     acc.buyContracts += g.buy_contracts
     acc.lastTradeAt = acc.lastTradeAt === null ? g.last_ms : Math.max(acc.lastTradeAt, g.last_ms)
@@ -371,6 +372,8 @@ interface AggregateDb {
   readonly profit: number
   readonly volume: number
   readonly staked: number
+  /** volume without voided buys (the return's money). */
+  readonly traded: number
   readonly buy_usd: number
   readonly buy_contracts: number
   readonly last_ms: number
@@ -383,6 +386,7 @@ interface AggregateDb {
  * same figures (test/api/traders.test.ts checks it).
  */
 const SETTLED = `action = 'buy' AND result IN ('win', 'loss') AND COALESCE(settled_at_ms, time_ms) <= $1`
+const VOIDED = `action = 'buy' AND result = 'void' AND COALESCE(settled_at_ms, time_ms) <= $1`
 const STAKE = `CASE WHEN usd > 0 AND usd < 'Infinity'::float8 THEN usd ELSE 0 END`
 const PROFIT = `CASE WHEN result = 'win' THEN ${STAKE} * (1 - LEAST(1, GREATEST(0.001, price))) / LEAST(1, GREATEST(0.001, price))
   WHEN result = 'loss' THEN -(${STAKE}) ELSE 0 END`
@@ -421,6 +425,7 @@ const aggregates = (q: {
         COALESCE(sum(${PROFIT}) FILTER (WHERE ${SETTLED}), 0)::float8 AS profit,
         COALESCE(sum(${STAKE}), 0)::float8 AS volume,
         COALESCE(sum(${STAKE}) FILTER (WHERE ${SETTLED}), 0)::float8 AS staked,
+        COALESCE(sum(${STAKE}) FILTER (WHERE NOT (${VOIDED})), 0)::float8 AS traded,
         COALESCE(sum(${STAKE}) FILTER (WHERE action = 'buy'), 0)::float8 AS buy_usd,
         COALESCE(sum(CASE WHEN contracts > 0 AND contracts < 'Infinity'::float8 THEN contracts ELSE 0 END) FILTER (WHERE action = 'buy'), 0)::float8 AS buy_contracts,
         max(time_ms)::float8 AS last_ms

@@ -68,7 +68,7 @@ describe("GET /v2/traders", () => {
     const alice = rows[0] as TraderRow
     expect(alice).toMatchObject({ name: "ALICE", venue: "venue_a", trades: 13, settled: 12, winRate: 0.75, bestKind: "nba" })
     expect(alice.profit).toBeCloseTo(profitOf(9, 3, 0.5, 1_000))
-    expect(alice.return).toBeCloseTo(profitOf(9, 3, 0.5, 1_000) / 12_000)
+    expect(alice.return).toBeCloseTo(profitOf(9, 3, 0.5, 1_000) / 13_000) // profit / money traded (volume)
     expect(alice.volume).toBe(13_000)
     const bob = rows[2] as TraderRow
     // Bob's profit (5 wins) equals Carol's, but with 5 settled bets he is unrated and sorts after.
@@ -109,7 +109,8 @@ describe("GET /v2/traders", () => {
     expect(await refs("win_rate")).toEqual(["venue_a:alice", "venue_b:carol", "venue_a:bob"])
     expect(await refs("trades")).toEqual(["venue_a:alice", "venue_b:carol", "venue_a:bob"])
     expect(await refs("recent")).toEqual(["venue_a:alice", "venue_b:carol", "venue_a:bob"])
-    expect(await refs("return")).toEqual(["venue_a:alice", "venue_b:carol", "venue_a:bob"])
+    // return = profit / money traded: carol 5,000 / 10,000 = 0.5 above alice 6,000 / 13,000 (her open buy counts).
+    expect(await refs("return")).toEqual(["venue_b:carol", "venue_a:alice", "venue_a:bob"])
   })
 
   it("refuses bad parameters with VALIDATION", async () => {
