@@ -4,9 +4,9 @@
 // src/intel/records.ts and habits.ts; "now" is Effect's Clock. The two SQL reads are at the bottom
 // (they belong in src/store/ once that file has an owner).
 //
-// Decisions (README "Traders"):
-// - Listed: traders with a trade in the 30 days before now (any market); `venue` takes only venue_a
-//   and venue_b (any other value is VALIDATION: no other venue names traders).
+// Decisions (README "Read API"):
+// - Listed: traders with a trade in the 30 days before now (any market); `venue` is the shared filter
+//   (every venue id): venue_b_us and venue_d name no traders, so they alone list none.
 // - `category`/`kind` narrow every figure to those markets; a `kind` outside `category` is VALIDATION.
 //   `period` narrows to trades made in the window (a bet counts as settled once its market settled).
 // - `q` matches the handle (the part after `<venue>:`, an address on some venues) or the name,
@@ -22,7 +22,7 @@
 //   latest exited or settled ones. A position row's market `kind` is always null (spec).
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Option, Schema } from "effect"
-import { Category, Kind, kindBelongsTo, KINDS, type Venue } from "../domain/enums.js"
+import { Category, Kind, kindBelongsTo, KINDS, Venue } from "../domain/enums.js"
 import { NotFound, Validation } from "../domain/errors.js"
 import { MAX_TRADER_Q_LENGTH } from "../domain/limits.js"
 import {
@@ -48,12 +48,8 @@ const CACHE_MS = 30_000
 export const TRADER_SORTS = ["profit", "win_rate", "return", "volume", "trades", "recent"] as const
 export type TraderSort = (typeof TRADER_SORTS)[number]
 
-const NamingVenue = TraderVenue.annotations({
-  message: () => ({ message: "venue must be venue_a or venue_b (only they name traders)", override: true }),
-})
-
 export const ListTradersInput = Schema.Struct({
-  venue: Schema.optional(Repeatable("venue", NamingVenue)),
+  venue: Schema.optional(Repeatable("venue", Venue)),
   category: Schema.optional(Category),
   kind: Schema.optional(Kind),
   q: Schema.optional(Schema.String.pipe(Schema.maxLength(MAX_TRADER_Q_LENGTH, {

@@ -113,8 +113,22 @@ describe("GET /v2/traders", () => {
     expect(await refs("return")).toEqual(["venue_b:carol", "venue_a:alice", "venue_a:bob"])
   })
 
+  it("takes every venue id in `venue` (the shared filter): a venue that names no traders lists none", async () => {
+    const refs = async (query: string) => {
+      const answer = await get(`/v2/traders${query}`)
+      expect(answer.status, query).toBe(200)
+      return answer.body.data.map((r: TraderRow) => r.ref)
+    }
+    expect(await refs("?venue=venue_d")).toEqual([])
+    expect(await refs("?venue=venue_b_us")).toEqual([])
+    expect(await refs("?venue=venue_a&venue=venue_d")).toEqual(["venue_a:alice", "venue_a:bob"])
+    const bad = await get("/v2/traders?venue=venue_x")
+    expect(bad.status).toBe(400)
+    expect(bad.body.error).toContain("`venue`")
+  })
+
   it("refuses bad parameters with VALIDATION", async () => {
-    for (const query of ["?venue=venue_d", "?category=sports&kind=us_elections", "?period=year", "?minSettled=0", "?sort=name", `?q=${"x".repeat(101)}`, "?category=sports&category=politics", "?colour=red"]) {
+    for (const query of ["?venue=venue_x", "?category=sports&kind=us_elections", "?period=year", "?minSettled=0", "?sort=name", `?q=${"x".repeat(101)}`, "?category=sports&category=politics", "?colour=red"]) {
       const answer = await get(`/v2/traders${query}`)
       expect(answer.status, query).toBe(400)
       expect(answer.body.code).toBe("VALIDATION")
