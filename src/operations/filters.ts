@@ -14,6 +14,7 @@ import { DateTime, Effect, Option, ParseResult, Schema } from "effect"
 import { Category, Kind, Venue } from "../domain/enums.js"
 import { Validation } from "../domain/errors.js"
 import type { SharedFilterValues } from "../domain/shared-filters.js"
+import { canonicalTraderRef } from "../domain/refs.js"
 import { Repeatable } from "./params.js"
 
 const ref = (name: string, max: number) =>
@@ -22,12 +23,16 @@ const ref = (name: string, max: number) =>
     Schema.maxLength(max, { message: () => `${name} must be at most ${max} characters` }),
   )
 
-/** A trader ref `<venue>:<handle>` on a naming venue. */
-export const TraderRefParam = Schema.String.pipe(
+const TraderRefText = Schema.String.pipe(
   Schema.pattern(/^(venue_a|venue_b):[^\s]{1,128}$/, {
     message: () => "trader must be a trader ref `<venue>:<handle>` on venue_a or venue_b",
   }),
 )
+
+/** A trader ref `<venue>:<handle>` on a naming venue; a venue_b wallet in any letter case, read in lower case. */
+export const TraderRefParam = Schema.transform(TraderRefText, Schema.String, {
+  strict: true, decode: canonicalTraderRef, encode: (ref) => ref,
+})
 
 export const MarketRefParam = ref("market", 300)
 

@@ -35,6 +35,7 @@ import {
 } from "../intel/records.js"
 import { isoOf } from "../intel/rows.js"
 import { kindsTraded, similarTraders } from "../intel/similar.js"
+import { canonicalTraderRef } from "../domain/refs.js"
 import { listing, operation, type OperationContext } from "./operation.js"
 import { PageParams, paginate } from "./paging.js"
 import { IntParam, Repeatable } from "./params.js"
@@ -284,9 +285,11 @@ const wholeRecords = (now: number) =>
     : Effect.tap(aggregates({ venues: undefined, category: undefined, kind: undefined, from: null, to: now, activeFrom: null }),
       (groups) => Effect.sync(() => { wholeCache = { at: now, groups } }))
 
-const detail = (input: GetTraderInput, ctx: OperationContext) =>
+const detail = (given: GetTraderInput, ctx: OperationContext) =>
   Effect.gen(function* () {
-    yield* checkRef(input.ref)
+    yield* checkRef(given.ref)
+    // A venue_b wallet in any letter case names the same trader (answered in lower case, as the venue writes it).
+    const input = { ...given, ref: canonicalTraderRef(given.ref) }
     const includes = yield* includesOf(input.include)
     const now = yield* Clock.currentTimeMillis
     const trades = yield* namedTradesOf(input.ref, now)
