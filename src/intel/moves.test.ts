@@ -76,9 +76,15 @@ describe("flip", () => {
     expect(moves[0]).toMatchObject({ outcome: "Yes", time: 8 * MINUTE_MS, priceBefore: null, priceAfter: 0.53, minutes: null })
   })
 
-  it("names the side by the market's outcome names", () => {
-    const moves = detectMoves("m", [at(0, 0.6), at(3, 0.4)], [], { ...late, sides: { yes: "Lakers", no: "Celtics" } })
+  it("names the side by the market's outcome names; a move row's outcome is `Yes` on every venue (spec: Move row)", () => {
+    const sides = { yes: "Lakers", no: "Celtics" }
+    const moves = detectMoves("m", [at(0, 0.6), at(3, 0.4)], [], { ...late, sides })
     expect(moves.find((m) => m.type === "flip")?.outcome).toBe("Celtics")
+    const move = moves.find((m) => m.type === "move")
+    expect(move?.outcome).toBe("Yes")
+    // Its id is still made from the side's own name (ids of stored moves did not change).
+    expect(move?.id).toBe(detectMoves("m", [at(0, 0.6), at(3, 0.4)], [], { ...late, sides }).find((m) => m.type === "move")?.id)
+    expect(move?.id).not.toBe(detectMoves("m", [at(0, 0.6), at(3, 0.4)], [], late).find((m) => m.type === "move")?.id)
   })
 
   it("a crossing that falls back within the hold is no flip", () => {

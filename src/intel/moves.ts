@@ -184,11 +184,13 @@ export class MoveDetector {
     const move = this.#move
     if (move !== null && time > move.reachedAt + this.#holdMs) {
       const recordedAt = move.reachedAt + this.#holdMs
+      // Spec (Move row): "On `move`, `Yes`" on every venue, venue_b's first outcome included; the id keeps
+      // being made from the side's own name, so ids stay what they were.
       out.push(this.#row("move", recordedAt, this.#sides.yes, {
         priceBefore: move.priceBefore, priceAfter: this.#current,
         minutes: Math.round((move.reachedAt - move.startedAt) / MINUTE_MS), traders: null, usd: null,
         startedAt: move.startedAt, reachedAt: move.reachedAt,
-      }))
+      }, "Yes"))
       this.#move = null
       this.#anchor = recordedAt
     }
@@ -267,8 +269,10 @@ export class MoveDetector {
     time: number,
     outcome: string,
     fields: Omit<DetectedMove, "id" | "market" | "type" | "time" | "outcome">,
+    /** The row's `outcome` when it is not the side's name the id is made from. */
+    shown: string = outcome,
   ): DetectedMove {
-    return { id: moveId({ market: this.#market, type, outcome, time }), market: this.#market, type, time, outcome, ...fields }
+    return { id: moveId({ market: this.#market, type, outcome, time }), market: this.#market, type, time, outcome: shown, ...fields }
   }
 }
 
