@@ -74,7 +74,32 @@ export const decodeSentence = (issues: ReadonlyArray<DecodeIssue>, query: URLSea
   if (issue._tag === "Missing") return `\`${path}\` is required`
   // Messages written for a field (params.ts) already start with its name and read as a sentence.
   if (issue.message.startsWith(`${last} `)) return issue.message
-  return `Invalid value for \`${path}\`: ${issue.message}`
+  return `Invalid value for \`${path}\`: ${expectedOfAll(issues, issue) ?? issue.message}`
+}
+
+const EXPECTED = /^Expected (.*), actual (.*)$/s
+
+/**
+ * A union (of literals, say) fails once per member at the same path: "Expected "buy", actual "x"", then
+ * "sell", then "all". One sentence names them all ("Expected "buy", "sell" or "all", actual "x""); the
+ * `undefined` of an optional field and the list form of a repeatable one are left out. Null when the issue
+ * is not such a mismatch.
+ */
+const expectedOfAll = (issues: ReadonlyArray<DecodeIssue>, issue: DecodeIssue): string | null => {
+  const first = issue._tag === "Type" ? EXPECTED.exec(issue.message) : null
+  if (first === null) return null
+  const same = (i: DecodeIssue) => i._tag === "Type" && i.path.length === issue.path.length && i.path.every((k, n) => k === issue.path[n])
+  const expected: Array<string> = []
+  for (const other of issues) {
+    const match = same(other) ? EXPECTED.exec(other.message) : null
+    if (match === null || match[2] !== first[2]) continue
+    const what = match[1] as string
+    if (what !== "undefined" && !expected.includes(what)) expected.push(what)
+  }
+  // A repeatable parameter is a value or a list of them: its list form is not what a single bad value missed.
+  const values = expected.filter((what) => !what.startsWith("ReadonlyArray<"))
+  if (values.length < 2) return null
+  return `Expected ${values.slice(0, -1).join(", ")} or ${values[values.length - 1]}, actual ${first[2]}`
 }
 
 const malformedJson = (u: unknown) => isTagged(u, "RequestError") && u["reason"] === "Decode"

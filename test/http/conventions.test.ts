@@ -272,6 +272,12 @@ describe("built-in failures", () => {
     }
   })
 
+  it("a value outside a set of literals names every allowed value, not only the first", async () => {
+    const answer = await get("/v2/test-rows?color=purple")
+    expectError(answer, 400, "VALIDATION")
+    expect(answer.body.error).toBe('Invalid value for `color`: Expected "red", "green" or "blue", actual "purple"')
+  })
+
   it("an unknown route is a NOT_FOUND envelope", async () => {
     expectError(await get("/v2/no-such-thing"), 404, "NOT_FOUND")
     expectError(await get("/nothing", null), 404, "NOT_FOUND")
