@@ -272,10 +272,14 @@ const resolve = (markets: MarketsService, intel: IntelService, ref: string): Res
 const sidePrice = (yes: number | null, side: 0 | 1): number | null =>
   yes === null ? null : side === 0 ? yes : Math.round((1 - yes) * 1e9) / 1e9
 
-const outcomesOf = (markets: MarketsService, infos: ReadonlyArray<MarketInfo>): Array<MarketOutcome> =>
+/**
+ * Each contract's sides with its current Yes price: the live actor's, else (a market the live feed has not
+ * listed or priced, known from history) the intel pipeline's last price, the one its list row shows.
+ */
+const outcomesOf = (markets: MarketsService, intel: IntelService, infos: ReadonlyArray<MarketInfo>): Array<MarketOutcome> =>
   infos.flatMap((info) => {
     const book = markets.book(info.ref, 1)
-    const yes = markets.yesPrice(info.ref)
+    const yes = markets.yesPrice(info.ref) ?? intel.pipeline.contractState(info.ref)?.figures.lastPrice ?? null
     return info.sides.map((side, i): MarketOutcome => ({
       ref: info.ref,
       contract: info.title,
@@ -427,7 +431,7 @@ const runGet = (input: GetMarketInput, ctx: OperationContext) =>
       result,
       settledAt: status === "settled" || status === "void" ? (settledAt === null ? null : isoOf(settledAt)) : null,
       rule: first.rule,
-      outcomes: outcomesOf(markets, r.infos),
+      outcomes: outcomesOf(markets, intel, r.infos),
       otherVenues: yield* otherVenuesOf(r),
       ...(has("book") ? { book: bookOf(markets, r, now) } : {}),
       ...(has("whales") ? { whales: yield* whalesOf(intel, r, now) } : {}),

@@ -59,6 +59,20 @@ describe("MarketRegistry", () => {
     expect(registry.drainChanges().map((r) => r.info.ref)).toEqual(["venue_a:C1"])
   })
 
+  it("a market listed live after history was handed over takes history's last trade with its listing", () => {
+    const registry = new MarketRegistry(collector().sink)
+    const history = new MarketRegistry(collector().sink)
+    history.deliver([aListing({ contract: "C4" }), aListing({ contract: "C5" })])
+    history.deliver([aPrint({ contract: "C4", t: 20, price: 0.88 }), aPrint({ contract: "C5", t: 21, price: 0.3 }), aSettlement({ contract: "C5", winner: "yes", t: 22 })])
+    registry.adoptHistory(history.drainChanges())
+    registry.deliver([aListing({ contract: "C4" }), aListing({ contract: "C5" })])
+    expect(registry.yesPrice("venue_a:C4")).toBe(0.88)
+    expect(registry.record("venue_a:C4")).toMatchObject({ lastPrice: 0.88, lastTradeAt: 20 })
+    expect(registry.yesPrice("venue_a:C5")).toBeNull() // history had it settled: nothing to take
+    registry.deliver([aPrint({ contract: "C4", t: 30, price: 0.5 })])
+    expect(registry.yesPrice("venue_a:C4")).toBe(0.5)
+  })
+
   it("resolves trades and settlements to sides; unknown outcomes and winners are counted and ignored", () => {
     const out = collector()
     const registry = new MarketRegistry(out.sink)

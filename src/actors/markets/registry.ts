@@ -99,6 +99,8 @@ export class MarketRegistry {
   /** Changed bars held for the next drain: a retired market's, or those of a write that failed. */
   private heldBars: Array<ContractBar> = []
   private readonly byEvent = new Map<string, Array<string>>()
+  /** History's last trades of open markets not listed live yet (`adoptHistory`), taken by their listing. */
+  private readonly adoptOnListing = new Map<string, { readonly price: number; readonly at: number }>()
   private readonly held: Unlisted<Routable>
   private readonly retireQueue: Array<{ readonly ref: string; readonly due: number }> = []
   private retireHead = 0
@@ -251,6 +253,12 @@ export class MarketRegistry {
     this.index(ref, null, info.event)
     this.spawn(listedStart(info))
     this.counters.spawned++
+    const adopted = this.adoptOnListing.get(ref)
+    if (adopted !== undefined) {
+      this.adoptOnListing.delete(ref)
+      const entry = this.live.get(ref)
+      if (entry !== undefined) this.adopt(entry, ref, adopted.price, adopted.at)
+    }
     for (const event of this.held.release(ref)) this.routeKnown(event)
   }
 
@@ -506,11 +514,21 @@ export class MarketRegistry {
   adoptHistory(records: Iterable<MarketRecord>): void {
     for (const record of records) {
       if (record.lastPrice === null || record.lastTradeAt === null) continue
-      const entry = this.live.get(record.info.ref)
-      if (entry === undefined) continue
-      const snapshot = entry.actor.getSnapshot()
-      if (snapshot.context.live.adoptLastTrade(record.lastPrice, record.lastTradeAt)) this.dirty.add(record.info.ref)
+      const ref = record.info.ref
+      const entry = this.live.get(ref)
+      if (entry !== undefined) {
+        this.adopt(entry, ref, record.lastPrice, record.lastTradeAt)
+        continue
+      }
+      // Not listed live yet: its listing takes it (an open market the live feed announces after history).
+      if (this.retired.has(ref) || (record.status !== "open" && record.status !== "closed")) continue
+      const waiting = this.adoptOnListing.get(ref)
+      if (waiting === undefined || waiting.at < record.lastTradeAt) this.adoptOnListing.set(ref, { price: record.lastPrice, at: record.lastTradeAt })
     }
+  }
+
+  private adopt(entry: LiveEntry, ref: string, price: number, at: number): void {
+    if (entry.actor.getSnapshot().context.live.adoptLastTrade(price, at)) this.dirty.add(ref)
   }
 
   /** Marks refs changed again (a write that failed). */
