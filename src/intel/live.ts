@@ -156,6 +156,9 @@ export const makeIntelLayer = (options: IntelLiveOptions = {}): Layer.Layer<Inte
         }))
         registry.advance(until + 3_600_000) // releases trades the venue_b join still holds
         yield* Effect.promise(persist)
+        // Markets history listed (and maybe settled) that the live feed has not spoken of are taken by the
+        // live registry now, as a restart would take them from the store.
+        markets.takeHistory(registry.records())
         registry.stop()
         for (const venue of feeds.venues) yield* Effect.orDie(setBackfilledUntil(venue, until))
         const ms = (yield* Clock.currentTimeMillis) - until

@@ -44,6 +44,8 @@ export interface MarketsService {
   readonly stats: () => RegistryStats
   /** Takes a history backfill's last trades where newer than the live actors' (MarketRegistry.adoptHistory). */
   readonly adoptHistory: (records: Iterable<MarketRecord>) => void
+  /** At the end of a history backfill: takes the markets only history knows (MarketRegistry.takeHistory). */
+  readonly takeHistory: (records: Iterable<MarketRecord>) => void
 }
 
 export class Markets extends Context.Tag("whalewatch/Markets")<Markets, MarketsService>() {
@@ -68,6 +70,7 @@ export const marketsOf = (registry: MarketRegistry): MarketsService => ({
   feedTime: () => registry.feedTime(),
   stats: () => registry.stats(),
   adoptHistory: (records) => registry.adoptHistory(records),
+  takeHistory: (records) => registry.takeHistory(records),
 })
 
 export interface MarketsOptions extends RegistryOptions {

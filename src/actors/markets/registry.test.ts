@@ -59,17 +59,26 @@ describe("MarketRegistry", () => {
     expect(registry.drainChanges().map((r) => r.info.ref)).toEqual(["venue_a:C1"])
   })
 
-  it("a market listed live after history was handed over takes history's last trade with its listing", () => {
+  it("at the end of history, takes the markets only history knows: an open one with its last trade, a settled one as a record", () => {
     const registry = new MarketRegistry(collector().sink)
     const history = new MarketRegistry(collector().sink)
-    history.deliver([aListing({ contract: "C4" }), aListing({ contract: "C5" })])
-    history.deliver([aPrint({ contract: "C4", t: 20, price: 0.88 }), aPrint({ contract: "C5", t: 21, price: 0.3 }), aSettlement({ contract: "C5", winner: "yes", t: 22 })])
-    registry.adoptHistory(history.drainChanges())
-    registry.deliver([aListing({ contract: "C4" }), aListing({ contract: "C5" })])
+    registry.deliver([aListing({ contract: "C1" })])
+    registry.deliver([aPrint({ contract: "C1", t: 50, price: 0.6 })])
+    history.deliver([aListing({ contract: "C1" }), aListing({ contract: "C4" }), aListing({ contract: "C5" })])
+    history.deliver([
+      aPrint({ contract: "C1", t: 20, price: 0.1 }), aPrint({ contract: "C4", t: 20, price: 0.88 }), aPrint({ contract: "C5", t: 21, price: 0.3 }),
+      aSettlement({ contract: "C5", winner: "yes", t: 22 }),
+    ])
+    registry.drainChanges()
+    registry.takeHistory(history.records())
+    expect(registry.yesPrice("venue_a:C1")).toBe(0.6) // its own trade is newer
     expect(registry.yesPrice("venue_a:C4")).toBe(0.88)
-    expect(registry.record("venue_a:C4")).toMatchObject({ lastPrice: 0.88, lastTradeAt: 20 })
-    expect(registry.yesPrice("venue_a:C5")).toBeNull() // history had it settled: nothing to take
-    registry.deliver([aPrint({ contract: "C4", t: 30, price: 0.5 })])
+    expect(registry.status("venue_a:C4")).toBe("open")
+    expect(registry.status("venue_a:C5")).toBe("settled")
+    expect(registry.info("venue_a:C5")?.ref).toBe("venue_a:C5")
+    expect(registry.drainChanges()).toEqual([]) // history stored them already
+    // The live feed goes on from there.
+    registry.deliver([aListing({ contract: "C4" }), aPrint({ contract: "C4", t: 30, price: 0.5 })])
     expect(registry.yesPrice("venue_a:C4")).toBe(0.5)
   })
 

@@ -99,8 +99,6 @@ export class MarketRegistry {
   /** Changed bars held for the next drain: a retired market's, or those of a write that failed. */
   private heldBars: Array<ContractBar> = []
   private readonly byEvent = new Map<string, Array<string>>()
-  /** History's last trades of open markets not listed live yet (`adoptHistory`), taken by their listing. */
-  private readonly adoptOnListing = new Map<string, { readonly price: number; readonly at: number }>()
   private readonly held: Unlisted<Routable>
   private readonly retireQueue: Array<{ readonly ref: string; readonly due: number }> = []
   private retireHead = 0
@@ -253,12 +251,6 @@ export class MarketRegistry {
     this.index(ref, null, info.event)
     this.spawn(listedStart(info))
     this.counters.spawned++
-    const adopted = this.adoptOnListing.get(ref)
-    if (adopted !== undefined) {
-      this.adoptOnListing.delete(ref)
-      const entry = this.live.get(ref)
-      if (entry !== undefined) this.adopt(entry, ref, adopted.price, adopted.at)
-    }
     for (const event of this.held.release(ref)) this.routeKnown(event)
   }
 
@@ -516,19 +508,33 @@ export class MarketRegistry {
       if (record.lastPrice === null || record.lastTradeAt === null) continue
       const ref = record.info.ref
       const entry = this.live.get(ref)
-      if (entry !== undefined) {
-        this.adopt(entry, ref, record.lastPrice, record.lastTradeAt)
-        continue
+      if (entry !== undefined && entry.actor.getSnapshot().context.live.adoptLastTrade(record.lastPrice, record.lastTradeAt)) {
+        this.dirty.add(ref)
       }
-      // Not listed live yet: its listing takes it (an open market the live feed announces after history).
-      if (this.retired.has(ref) || (record.status !== "open" && record.status !== "closed")) continue
-      const waiting = this.adoptOnListing.get(ref)
-      if (waiting === undefined || waiting.at < record.lastTradeAt) this.adoptOnListing.set(ref, { price: record.lastPrice, at: record.lastTradeAt })
     }
   }
 
-  private adopt(entry: LiveEntry, ref: string, price: number, at: number): void {
-    if (entry.actor.getSnapshot().context.live.adoptLastTrade(price, at)) this.dirty.add(ref)
+  /**
+   * The end of a history backfill (another registry's `records`): a market history knows and this one does
+   * not (listed, and maybe settled, before the live feed said anything of it) is taken as on a restart
+   * (`restore`: an open one as an actor with its last trade, an ended one as a record), so reads, paper
+   * orders and bots find it in this run and not only after a restart; the others take history's last trade
+   * where it is newer (`adoptHistory`).
+   */
+  takeHistory(records: Iterable<MarketRecord>): void {
+    const unknown: Array<MarketRecord> = []
+    const known: Array<MarketRecord> = []
+    for (const record of records) (this.live.has(record.info.ref) || this.retired.has(record.info.ref) ? known : unknown).push(record)
+    this.restore(unknown)
+    this.adoptHistory(known)
+  }
+
+  /** Every market's record, live or retired. */
+  records(): Array<MarketRecord> {
+    const out: Array<MarketRecord> = []
+    for (const entry of this.live.values()) out.push(recordOf(entry.actor.getSnapshot()))
+    for (const record of this.retired.values()) out.push(record)
+    return out
   }
 
   /** Marks refs changed again (a write that failed). */
