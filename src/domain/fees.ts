@@ -24,8 +24,61 @@ const halfEvenDiv = (n: bigint, d: bigint): bigint => {
   return q % 2n === 0n ? q : q + 1n
 }
 
+/** One fill of an order in micro units (6 decimals): `size` contracts at `price`. */
+export interface MicroFill {
+  readonly price: bigint
+  readonly size: bigint
+}
+
 /**
- * The taker fee in USD for `contracts` at `price` (0..1).
+ * The taker fee of one order that filled at one or several prices (a walk over book levels), in 1e-5 USD,
+ * as each venue charges an order (venues.md):
+ * - venue_b: every fill floored to 5 decimals of C × rate × p × (1 − p) at its own price, summed (each
+ *   on-chain fill pays its own fee); `rateMicro` is the market's rate in micro units, none = fee-free.
+ * - venue_b_us: every fill 0.0695 × C × p × (1 − p) half-even to the cent, the order's total capped at the
+ *   half-even cent of the exact sum.
+ * - venue_a, venue_d: the exact fees of the fills (0.07 × C × p × (1 − p) each) summed and rounded up to the
+ *   cent once: the venue's per-order accumulator brings the order's total to the single rounding.
+ * A fill with no size or a price outside (0, 1) is no fill. On one fill every rule is the venue's own
+ * single-fill rounding (`takerFee`).
+ */
+export const orderFeeMicro = (venue: Venue, fills: ReadonlyArray<MicroFill>, rateMicro: bigint | null): bigint => {
+  let exact = 0n
+  let perFill = 0n
+  for (const fill of fills) {
+    if (!(fill.size > 0n && fill.price > 0n && fill.price < MICRO)) continue
+    const cpq = fill.size * fill.price * (MICRO - fill.price) // C × p × (1 − p) in 1e-18
+    switch (venue) {
+      case "venue_b":
+        // c·r·pq is in 1e-24 USD; 1e-5 USD units need a division by 1e19.
+        if (rateMicro !== null) perFill += floorDiv(cpq * rateMicro, 10n ** 19n)
+        break
+      case "venue_b_us":
+        // c·695·pq is in 1e-22 USD (695 in 1e-4); cents need a division by 1e20.
+        exact += cpq * 695n
+        perFill += halfEvenDiv(cpq * 695n, 10n ** 20n)
+        break
+      case "venue_a":
+      case "venue_d":
+        // c·7·pq is in 1e-20 USD (7 in 1e-2).
+        exact += cpq * 7n
+        break
+    }
+  }
+  switch (venue) {
+    case "venue_b": return perFill
+    case "venue_b_us": {
+      const cap = halfEvenDiv(exact, 10n ** 20n)
+      return (perFill < cap ? perFill : cap) * 1_000n
+    }
+    case "venue_a":
+    case "venue_d": return ceilDiv(exact, 10n ** 18n) * 1_000n
+  }
+}
+
+/**
+ * The taker fee in USD for `contracts` at `price` (0..1), one fill (`orderFeeMicro` for an order that
+ * filled at several prices).
  * - venue_b: floor to 5 decimals of C × rate × p × (1 − p), with the market's own `rate`
  *   (MarketListed.feeRate); no rate means a fee-free market.
  * - venue_b_us: 0.0695 × C × p × (1 − p), rounded half-even to the cent.
@@ -37,21 +90,6 @@ export function takerFee(venue: Exclude<Venue, "venue_b">, contracts: number, pr
 export function takerFee(venue: Venue, contracts: number, price: number, rate?: number): number
 export function takerFee(venue: Venue, contracts: number, price: number, rate?: number): number {
   if (!(contracts > 0 && contracts < 1e9 && price > 0 && price < 1)) return 0
-  const c = micro(contracts)
-  const p = micro(price)
-  const pq = p * (MICRO - p) // p × (1 − p) in 1e-12 units
-  switch (venue) {
-    case "venue_b": {
-      if (rate === undefined || !(rate > 0 && rate < 1)) return 0
-      // c·r·pq is in 1e-24 USD; 1e-5 USD units need a division by 1e19.
-      return Number(floorDiv(c * micro(rate) * pq, 10n ** 19n)) / 1e5
-    }
-    case "venue_b_us":
-      // c·695·pq is in 1e-22 USD (695 in 1e-4); cents need a division by 1e20.
-      return Number(halfEvenDiv(c * 695n * pq, 10n ** 20n)) / 100
-    case "venue_a":
-    case "venue_d":
-      // c·7·pq is in 1e-20 USD (7 in 1e-2); cents need a division by 1e18.
-      return Number(ceilDiv(c * 7n * pq, 10n ** 18n)) / 100
-  }
+  const rateMicro = venue === "venue_b" && rate !== undefined && rate > 0 && rate < 1 ? micro(rate) : null
+  return Number(orderFeeMicro(venue, [{ price: micro(price), size: micro(contracts) }], rateMicro)) / 1e5
 }

@@ -18,14 +18,28 @@ describe("walkBuy", () => {
     expect(fill.unspentUsd).toBeCloseTo(0.002, 12)
   })
 
-  it("walks levels best first and charges the fee once, at the fill's average price", () => {
+  it("walks levels best first; each level is a fill at its own price, charged as the venue charges an order", () => {
     const fill = walkBuy(levels([0.5, 10], [0.6, 10]), { usd: 1000 }, { venue: "venue_b_us", feeRate: null })
     if (fill._tag !== "Filled") throw new Error("expected a fill")
     expect(fill.contracts).toBe(20)
     expect(fill.gross).toBe(11)
-    expect(fill.fee).toBe(takerFee("venue_b_us", 20, 0.55))
+    expect(fill.fee).toBe(takerFee("venue_b_us", 10, 0.5) + takerFee("venue_b_us", 10, 0.6)) // 0.17 + 0.17
     expect(fill.cost).toBe(11 + fill.fee)
     expect(fill.levels).toEqual(levels([0.5, 10], [0.6, 10]))
+  })
+
+  it("fees of a walk over levels far apart: per fill, not at the average price (which would charge 3.50, 2.50)", () => {
+    const wide = levels([0.1, 100], [0.9, 100])
+    // Kalshi: 0.07 × 100 × 0.09 = 0.63 a level, the exact sum rounded up to the cent once.
+    expect(walkBuy(wide, { usd: 1000 }, KALSHI)).toMatchObject({ contracts: 200, gross: 100, fee: 1.26 })
+    // venue_b: each fill floored to 5 decimals, summed: 0.05 × 100 × 0.09 = 0.45 a level.
+    expect(walkBuy(wide, { usd: 1000 }, { venue: "venue_b", feeRate: 0.05 })).toMatchObject({ contracts: 200, fee: 0.9 })
+    expect(walkSell(levels([0.9, 100], [0.1, 100]), { contracts: 200 }, KALSHI)).toMatchObject({ gross: 100, fee: 1.26, cost: 98.74 })
+  })
+
+  it("venue_b_us: each fill half-even to the cent, the order capped at the rounded exact sum", () => {
+    // 0.0695 × 0.25 = 0.017375 → 0.02 and 0.0695 × 0.24 = 0.01668 → 0.02; the exact sum 0.034055 → 0.03.
+    expect(walkBuy(levels([0.4, 1], [0.5, 1]), { usd: 10 }, { venue: "venue_b_us", feeRate: null })).toMatchObject({ contracts: 2, fee: 0.03 })
   })
 
   it("stops at maxPrice and reports what the rest of the budget would have bought there", () => {
@@ -113,9 +127,36 @@ describe("walkBuy search", () => {
       gross += microOf(a.price) * take
       left -= take
     }
-    const vwap = Number((gross * 2n + contracts) / (contracts * 2n)) / 1e6
-    const fee = schedule.venue === "venue_b" ? takerFee("venue_b", Number(contracts) / 1e6, vwap, schedule.feeRate ?? 0) : takerFee(schedule.venue, Number(contracts) / 1e6, vwap)
-    return gross + BigInt(Math.round(fee * 1e5)) * 10_000_000n
+    return gross + feeOf(asks, Number(contracts) / 1e6, schedule)
+  }
+  /**
+   * The venue's fee of the first `contracts` of `asks` in 1e-12 USD, level by level from the single-fill
+   * fee (`takerFee`) and the venue's order rule: venue_b sums the fills' fees; venue_b_us caps that sum
+   * at the exact sum's half-even cent; Kalshi rounds the exact sum up to the cent once.
+   */
+  const feeOf = (asks: ReadonlyArray<{ price: number; size: number }>, contracts: number, schedule: { venue: "venue_a" | "venue_b" | "venue_b_us" | "venue_d"; feeRate: number | null }): bigint => {
+    let left = microOf(contracts)
+    let fills = 0n // 1e-5 USD
+    let exact = 0n // Σ C × p × (1 − p) in 1e-18
+    for (const a of asks) {
+      const size = microOf(a.size) < left ? microOf(a.size) : left
+      if (size <= 0n) break
+      left -= size
+      const c = Number(size) / 1e6
+      fills += BigInt(Math.round((schedule.venue === "venue_b" ? takerFee("venue_b", c, a.price, schedule.feeRate ?? 0) : takerFee(schedule.venue, c, a.price)) * 1e5))
+      exact += size * microOf(a.price) * (1_000_000n - microOf(a.price))
+    }
+    const up = (n: bigint, d: bigint) => (n + d - 1n) / d
+    const halfEven = (n: bigint, d: bigint) => {
+      const q = n / d
+      const twice = (n % d) * 2n
+      return twice > d || (twice === d && q % 2n === 1n) ? q + 1n : q
+    }
+    const cap = halfEven(exact * 695n, 10n ** 20n) * 1000n
+    const fee5 = schedule.venue === "venue_b" ? fills
+      : schedule.venue === "venue_b_us" ? (fills < cap ? fills : cap)
+      : up(exact * 7n, 10n ** 18n) * 1000n
+    return fee5 * 10_000_000n
   }
   it("fills the most steps that fit, as counting step by step does", () => {
     const books = [levels([0.01, 3], [0.02, 5]), levels([0.49, 2.5], [0.5, 7.333333], [0.97, 4]), levels([0.995, 9])]

@@ -1,6 +1,6 @@
 // The book walk of a paper fill, pure: a buy by dollars against one side's asks, or a sale of
 // contracts against its bids, inside an optional price limit, with the venue's taker fee (fees.ts)
-// charged once on the whole fill and folded into `avgPrice` and `cost`. No I/O, no clock; the caller
+// charged as the venue charges an order that fills at several prices, folded into `avgPrice` and `cost`. No I/O, no clock; the caller
 // takes the levels from the market's current book (Markets.book) and decides what to record.
 //
 // Arithmetic is exact: prices, sizes and dollars are read to 6 decimals (micro units, as fees.ts does)
@@ -13,9 +13,12 @@
 //   search: Σ price × size alone bounds it from above exactly (level by level), the fee's share is
 //   estimated from there, and a gallop then a bisection around the estimate settle it with exact totals
 //   (a few evaluations instead of a bisection over the whole depth).
-// - The fee is `takerFee(venue, contracts, vwap)` on the whole fill (vwap = Σ price × size / contracts,
-//   read to 6 decimals by fees.ts), rounded once as the venue rounds; on a sale it never exceeds the
-//   proceeds before fee (a tiny sale cannot owe money).
+// - Each level taken is one fill at its own price; the order's fee is `orderFeeMicro` over them (fees.ts:
+//   venue_b floors each fill, venue_b_us rounds each fill and caps the total at the rounded exact sum,
+//   Kalshi rounds the exact sum up once). On one level that is the venue's single-fill fee. Until stop 16
+//   the fee was taken once at the fill's average price, which charges more whenever the walk crosses
+//   levels (p × (1 − p) is concave). On a sale it never exceeds the proceeds before fee (a tiny sale
+//   cannot owe money).
 // - `cost`: buy = Σ price × size + fee; sale = Σ price × size − fee (the proceeds).
 // - `avgPrice` = cost / contracts to 6 decimals, kept within 0..1 (a 1-contract buy at 0.995 with a
 //   one-cent fee would be 1.005; it shows 1, and `cost` stays exact).
@@ -24,7 +27,7 @@
 //   the limit ran out first it is the unspent dollars at the limit price (or, without a limit, the
 //   worst price filled), down to the step: an estimate of what the budget would have bought there.
 import type { Venue } from "./enums.js"
-import { takerFee } from "./fees.js"
+import { orderFeeMicro } from "./fees.js"
 
 /** One price level: `size` contracts at `price`. */
 export interface FillLevel {
@@ -101,17 +104,15 @@ const toNumber = (n: bigint, scale: number): number => {
   return Number(negative ? `-${text}` : text)
 }
 
-/** The fee in 1e-12 USD (fees.ts answers in cents or 1e-5 USD, so this is exact). */
-const fee12 = (schedule: FeeSchedule, contractsMicro: bigint, gross12: bigint): bigint => {
-  if (contractsMicro <= 0n) return 0n
-  // vwap in micro-dollars, half up; fees.ts reads the price to 6 decimals anyway.
-  const vwapMicro = (gross12 * 2n + contractsMicro) / (contractsMicro * 2n)
-  const contracts = toNumber(contractsMicro, 6)
-  const vwap = toNumber(vwapMicro, 6)
-  const fee = schedule.venue === "venue_b"
-    ? takerFee("venue_b", contracts, vwap, schedule.feeRate ?? 0)
-    : takerFee(schedule.venue, contracts, vwap)
-  return BigInt(Math.round(fee * 1e5)) * 10_000_000n
+/**
+ * The fee in 1e-12 USD of the fills `taken` (each level at its own price), as the venue charges an order
+ * (fees.ts `orderFeeMicro` answers in 1e-5 USD, so this is exact).
+ */
+const fee12 = (schedule: FeeSchedule, taken: ReadonlyArray<MicroLevel>): bigint => {
+  const rate = schedule.venue === "venue_b" && schedule.feeRate !== null && schedule.feeRate > 0 && schedule.feeRate < 1
+    ? micro(schedule.feeRate)
+    : null
+  return orderFeeMicro(schedule.venue, taken, rate) * 10_000_000n
 }
 
 interface MicroLevel {
@@ -172,19 +173,6 @@ const filled = (
   }
 }
 
-/** Σ price × size (1e-12 USD) of the first `contracts` (micro) of `levels`, without the breakdown. */
-const grossOf = (levels: ReadonlyArray<MicroLevel>, contracts: bigint): bigint => {
-  let left = contracts
-  let gross = 0n
-  for (const level of levels) {
-    if (left <= 0n) break
-    const size = level.size < left ? level.size : left
-    gross += level.price * size
-    left -= size
-  }
-  return gross
-}
-
 /** Micro-contracts whose Σ price × size is at most `budget` (1e-12 USD), the most there are (exact). */
 const grossFitting = (levels: ReadonlyArray<MicroLevel>, budget: bigint): bigint => {
   let left = budget
@@ -205,9 +193,8 @@ const grossFitting = (levels: ReadonlyArray<MicroLevel>, budget: bigint): bigint
  */
 const largestFitting = (levels: ReadonlyArray<MicroLevel>, schedule: FeeSchedule, budget: bigint, maxSteps: bigint): bigint => {
   const total = (steps: bigint): bigint => {
-    const contracts = steps * STEP
-    const gross = grossOf(levels, contracts)
-    return gross + fee12(schedule, contracts, gross)
+    const { gross, taken } = take(levels, steps * STEP)
+    return gross + fee12(schedule, taken)
   }
   const byGross = grossFitting(levels, budget) / STEP
   const top = byGross < maxSteps ? byGross : maxSteps
@@ -274,7 +261,7 @@ export const walkBuy = (asks: ReadonlyArray<FillLevel>, order: Omit<BuyOrder, "a
     }
   }
   const { gross, taken } = take(levels, contracts)
-  const fee = fee12(schedule, contracts, gross)
+  const fee = fee12(schedule, taken)
   const unspent = budget - gross - fee
   // The book inside the limit ran out (rather than the budget) when not one more step would fit anyway.
   const bookRanOut = lo === maxSteps
@@ -297,7 +284,7 @@ export const walkSell = (bids: ReadonlyArray<FillLevel>, order: Omit<SellOrder, 
   }
   const { gross, taken } = take(levels, wanted)
   const contracts = taken.reduce((n, l) => n + l.size, 0n)
-  const owed = fee12(schedule, contracts, gross)
+  const owed = fee12(schedule, taken)
   const fee = owed > gross ? gross : owed
   return filled("sell", contracts, gross, fee, wanted - contracts, 0n, taken)
 }
