@@ -9,7 +9,8 @@
 //   `market` matches the contract ref (or the event ref of the market object). Totals ignore every filter.
 // - `price` of an open position is its side's current price (the Yes price, or 1 − it for the second
 //   side); null (with `value` and `profit`) when the market has none. Settled: the payout (void: the
-//   entry price, so profit 0). `cost` is what was paid, fee included; `entryPrice` = cost / contracts.
+//   entry price, so profit 0). `cost` is what was paid, fee included; `entryPrice` = cost / contracts, not
+//   rounded, so `cost` is contracts × entryPrice as the spec says.
 // - Orders are hand orders only, newest first, each with `profit` (sales: against the average cost
 //   held, fee included on both sides; buys: null). Holdings of market bots are not shown.
 import { Effect, Option, Schema } from "effect"
@@ -48,11 +49,14 @@ export type GetPaperInput = typeof GetPaperInput.Type
 const round6 = (x: number): number => Math.round(x * 1e6) / 1e6
 
 export const positionOf = (h: Holding, price: number | null): PaperPosition => {
-  const entryPrice = h.contracts > 0 ? Math.min(1, Math.max(0, round6(h.cost / h.contracts))) : 0
-  // A void refunds exactly what was paid.
-  const value = h.result === "void" ? round6(h.cost) : price === null ? null : round6(h.contracts * price)
+  // Not rounded: the spec's `cost` is "contracts times entryPrice", and a 6-decimal entry price times a large
+  // holding drifted from what was paid (audit: $0.26 on 527,485 contracts).
+  const entryPrice = h.contracts > 0 ? Math.min(1, Math.max(0, h.cost / h.contracts)) : 0
+  // A void refunds exactly what was paid: its payout is the entry price.
+  const void_ = h.result === "void"
+  const value = void_ ? round6(h.cost) : price === null ? null : round6(h.contracts * price)
   return {
-    market: h.market, outcome: h.outcome, contracts: h.contracts, entryPrice, price, cost: round6(h.cost), value,
+    market: h.market, outcome: h.outcome, contracts: h.contracts, entryPrice, price: void_ ? entryPrice : price, cost: round6(h.cost), value,
     profit: value === null ? null : round6(value - h.cost), status: h.status, result: h.result, source: h.source,
     bot: h.bot, openedAt: isoOf(h.openedAt), settledAt: h.settledAt === null ? null : isoOf(h.settledAt),
   }

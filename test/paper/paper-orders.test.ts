@@ -310,6 +310,14 @@ describe("Idempotency-Key", () => {
 })
 
 describe("GET /v2/paper", () => {
+  it("a position's cost is its contracts times its entryPrice, however large (the entry price is not rounded)", async () => {
+    const ref = market("P9", { asks: [[0.923402, 2_000_000]] })
+    expect((await order("alice", { market: ref, outcome: "yes", action: "buy", usd: 487_081 })).status).toBe(201)
+    const position = (await paper("alice", "?status=all")).body.data.positions.data.find((p: { market: { contract: string } }) => p.market.contract === ref && p.market.ref === ref)
+    expect(position.contracts).toBeGreaterThan(500_000)
+    expect(Math.abs(position.cost - position.contracts * position.entryPrice)).toBeLessThan(1e-6)
+  })
+
   it("settles holdings at the payout, voids refund at cost, and totals realized and winRate", async () => {
     const win = market("P1", { asks: [[0.4, 1000]] })
     const lose = market("P2", { asks: [[0.4, 1000]] })
@@ -324,7 +332,7 @@ describe("GET /v2/paper", () => {
     server.feed(aSettlement({ contract: "P1", t: tick(), winner: "yes" }), aSettlement({ contract: "P2", t: tick(), winner: "no" }), aVoid({ contract: "P3", t: tick() }))
     await new Promise((r) => setTimeout(r, 100))
     const settled = (await paper("bob", "?status=settled&limit=200")).body.data
-    const byRef = (ref: string) => settled.positions.data.find((p: any) => p.market.contract === ref)
+    const byRef = (ref: string) => settled.positions.data.find((p: any) => p.market.contract === ref && p.market.ref === ref)
     expect(byRef(win)).toMatchObject({ status: "settled", result: "win", price: 1 })
     expect(byRef(win).profit).toBeCloseTo(w.body.data.contracts - w.body.data.cost, 6)
     expect(byRef(lose)).toMatchObject({ status: "settled", result: "loss", price: 0 })
@@ -391,7 +399,7 @@ describe("GET /v2/paper", () => {
     await server.accounts((a) => a.recordBotFill("acct_alice", { bot, market: won, outcome: "Yes", fill }))
     await server.accounts((a) => a.recordBotFill("acct_alice", { bot, market: voided, outcome: "Yes", fill }))
     const rows = (await paper("alice", "?status=all&bot=trader:late")).body.data.positions.data as Array<any>
-    const byRef = (ref: string) => rows.find((p) => p.market.contract === ref)
+    const byRef = (ref: string) => rows.find((p) => p.market.contract === ref && p.market.ref === ref)
     expect(byRef(won)).toMatchObject({ status: "settled", result: "win", price: 1, source: "bot" })
     expect(byRef(voided)).toMatchObject({ status: "settled", result: "void", profit: 0, source: "bot" })
   })
