@@ -313,7 +313,7 @@ describe("GET /v2/paper", () => {
   it("a position's cost is its contracts times its entryPrice, however large (the entry price is not rounded)", async () => {
     const ref = market("P9", { asks: [[0.923402, 2_000_000]] })
     expect((await order("alice", { market: ref, outcome: "yes", action: "buy", usd: 487_081 })).status).toBe(201)
-    const position = (await paper("alice", "?status=all")).body.data.positions.data.find((p: { market: { contract: string } }) => p.market.contract === ref && p.market.ref === ref)
+    const position = (await paper("alice", "?status=all")).body.data.positions.data.find((p: { market: { contract: string; ref: string } }) => p.market.contract === ref && p.market.ref === ref)
     expect(position.contracts).toBeGreaterThan(500_000)
     expect(Math.abs(position.cost - position.contracts * position.entryPrice)).toBeLessThan(1e-6)
   })

@@ -3,6 +3,7 @@
 // activity window comes from the caller; epoch ms become ISO strings here.
 import type { Bot, BotActivity, BotListItem, BotSettings, BotTradeRow } from "../../domain/bot.js"
 import { VENUES, type Venue } from "../../domain/enums.js"
+import { handleLabel } from "../../domain/refs.js"
 import type { AnyBotContext } from "./bot-types.js"
 import { activityOf, curveOf, lastTradeAtOf, recordOf, sidePrice, type BotTrade } from "./ledger.js"
 import type { BotStatus } from "./registry.js"
@@ -46,7 +47,8 @@ const ruleText = (ctx: Extract<AnyBotContext, { kind: "market" }>): string => {
 export const summaryOf = (ctx: AnyBotContext): string => {
   switch (ctx.kind) {
     case "trader": {
-      const who = ctx.settings.trader.name ?? ctx.settings.trader.ref
+      // A trader with no public name is called by its handle, a wallet shortened (never given out whole).
+      const who = ctx.settings.trader.name ?? handleLabel(ctx.settings.trader.ref.slice(ctx.settings.trader.ref.indexOf(":") + 1))
       return `Copies ${who}'s buys at ${sizingText(ctx.settings.sizing)}${ctx.settings.mirrorExits ? ", sells when they sell" : ""}`
     }
     case "signal":
