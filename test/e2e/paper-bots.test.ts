@@ -97,13 +97,14 @@ describe("bot fills in GET /v2/paper", () => {
         market: { ref: target.ref, contract: target.ref },
         outcome: trade.outcome,
         contracts: trade.contracts,
-        entryPrice: trade.entryPrice,
         status: "open",
         result: null,
         source: "bot",
         bot: { id: bot.id, name: bot.name },
         settledAt: null,
       })
+      // The same entry price (the bot trade row shows it to 6 decimals; the position's is cost / contracts).
+      expect(position.entryPrice).toBeCloseTo(trade.entryPrice, 6)
       // The holding opens when the bot's trade did (the fill carries the bot's feed time).
       expect(position.openedAt).toBe(trade.openedAt)
       expect(trade.market.ref).toBe(target.ref)
