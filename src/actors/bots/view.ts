@@ -17,8 +17,14 @@ export const venuesOf = (ctx: AnyBotContext): ReadonlyArray<Venue> => {
   switch (ctx.kind) {
     case "trader": return [ctx.settings.trader.ref.slice(0, ctx.settings.trader.ref.indexOf(":")) as Venue]
     case "signal": {
-      const venue = ctx.settings.signal?.venue
-      return venue === undefined || venue.length === 0 ? VENUES : venue
+      // The venues it can copy on, each once, in the venues' order: those it names (none = all), and of
+      // those only its traders' when it copies named traders.
+      const signal = ctx.settings.signal
+      const named = signal?.venue === undefined || signal.venue.length === 0 ? VENUES : signal.venue
+      const traders = signal?.traders === undefined || signal.traders.length === 0
+        ? null
+        : new Set(signal.traders.map((ref) => ref.slice(0, ref.indexOf(":"))))
+      return VENUES.filter((v) => named.includes(v) && (traders === null || traders.has(v)))
     }
     case "market": return [ctx.settings.market.venue]
   }
