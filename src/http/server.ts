@@ -22,7 +22,7 @@
 // outputs HttpServer.HttpServer, and `serverUrl` reads "http://127.0.0.1:<port>" from it.
 import { createServer, type Server } from "node:http"
 import type { Duplex } from "node:stream"
-import { HttpApiBuilder, HttpMiddleware, HttpServer } from "@effect/platform"
+import { HttpApiBuilder, HttpMiddleware, HttpRouter, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
 import { Effect, Layer } from "effect"
 import type { ConfigError } from "effect/ConfigError"
@@ -102,7 +102,14 @@ export const makeHttpServer = <Ops extends ReadonlyArray<AnyOperation>, D = neve
     // No span exporter is configured, so per-request spans (the server's and each Effect.fn's) would
     // only cost time: requests run with the tracer off.
     Layer.provide(Layer.setTracerEnabled(false)),
+    // The router's own limit on a path parameter (100 characters by default) answered "No route" for a
+    // market ref the operation takes (up to 300): path parameters reach their operation, whose Schema
+    // names the field when one is too long, as the MCP door does.
+    Layer.provide(HttpRouter.setRouterConfig({ maxParamLength: MAX_PATH_PARAM })),
   )
+
+/** Longer path parameters than any operation takes, even percent-encoded (3 characters a byte). */
+const MAX_PATH_PARAM = 4_096
 
 /** The door on AppConfig.port, for main. */
 export const makeHttpLive = <Ops extends ReadonlyArray<AnyOperation>>(operations: Ops): Layer.Layer<

@@ -278,6 +278,13 @@ describe("built-in failures", () => {
     expect(answer.body.error).toBe('Invalid value for `color`: Expected "red", "green" or "blue", actual "purple"')
   })
 
+  it("a path parameter longer than the router's default 100 characters still reaches its operation", async () => {
+    const id = "x".repeat(300)
+    const answer = await get(`/v2/test-things/${id}`)
+    expectError(answer, 404, "NOT_FOUND")
+    expect(answer.body.error).toBe(`No thing has id ${id}`) // the operation's answer, not "No route for …"
+  })
+
   it("an unknown route is a NOT_FOUND envelope", async () => {
     expectError(await get("/v2/no-such-thing"), 404, "NOT_FOUND")
     expectError(await get("/nothing", null), 404, "NOT_FOUND")
