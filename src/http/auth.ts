@@ -89,7 +89,10 @@ const authorize = (scope: Scope, keys: Keys["Type"], counters: Counters["Type"])
   Effect.flatMap(authenticate(keys, counters), (principal) =>
     principal.scopes.includes(scope)
       ? Effect.succeed(principal)
-      : Effect.fail(new ScopeRequired({ error: `This route needs a key with the \`${scope}\` scope` })))
+      : Effect.fail(new ScopeRequired({ error: scopeSentence(scope) })))
+
+/** The sentence of a key without the scope an operation needs, the same at both doors. */
+export const scopeSentence = (scope: Scope): string => `This operation needs a key with the \`${scope}\` scope`
 
 export const AuthLive: Layer.Layer<RequireRead | RequireWrite, never, Keys | Counters> = Layer.mergeAll(
   Layer.effect(RequireRead, Effect.map(Effect.all([Keys, Counters]), ([keys, counters]) =>

@@ -24,7 +24,7 @@ import { CallToolRequestSchema, type CallToolResult, ListToolsRequestSchema, typ
 import { Cause, Effect, JSONSchema, Layer, Option, ParseResult, Runtime, Schema } from "effect"
 import { type ApiError, Internal, isApiError, NotFound, ScopeRequired, toEnvelope, Validation } from "../domain/errors.js"
 import type { Principal } from "../domain/principal.js"
-import { authenticate } from "../http/auth.js"
+import { authenticate, scopeSentence } from "../http/auth.js"
 import { inputTextProblem } from "../http/input-text.js"
 import { classify, decodeSentence, errorResponse, isMcpRequest, MCP_PATH, successSchema, wrapSuccess } from "../http/envelope.js"
 import { currentMeter, operationContext } from "../http/meter.js"
@@ -72,8 +72,17 @@ const succeeded = (body: unknown): CallToolResult => ({
 const decodeArguments = (op: AnyOperation, args: unknown): Effect.Effect<unknown, Validation> =>
   Schema.decodeUnknown(inputSchema(op.input as Schema.Schema<unknown, unknown>))(args ?? {}).pipe(
     Effect.mapError((e) =>
-      new Validation({ error: decodeSentence(ParseResult.ArrayFormatter.formatErrorSync(e), new URLSearchParams()) })),
+      new Validation({ error: decodeSentence(ParseResult.ArrayFormatter.formatErrorSync(e), queryOf(op, args)) })),
   )
+
+/** A GET or DELETE route takes its arguments in the query: an unknown one is named as REST names it. */
+const queryOf = (op: AnyOperation, args: unknown): URLSearchParams => {
+  const query = new URLSearchParams()
+  if ((op.method === "GET" || op.method === "DELETE") && typeof args === "object" && args !== null) {
+    for (const name of Object.keys(args)) query.set(name, "")
+  }
+  return query
+}
 
 /** One tool call: the operation's own Schema and `run`, the REST route's body, or its error envelope. */
 export const callTool = (
@@ -85,7 +94,7 @@ export const callTool = (
 ): Effect.Effect<CallToolResult, never, any> => {
   if (op === undefined) return Effect.succeed(failed(new NotFound({ error: `No tool named ${name}` })))
   if (!principal.scopes.includes(op.scope)) {
-    return Effect.succeed(failed(new ScopeRequired({ error: `The tool ${name} needs a key with the \`${op.scope}\` scope` })))
+    return Effect.succeed(failed(new ScopeRequired({ error: scopeSentence(op.scope) })))
   }
   const encode = Schema.encode(successSchema(op) as Schema.Schema<unknown, unknown>)
   const unstorable = inputTextProblem(args, "The arguments")
@@ -111,14 +120,28 @@ const rpcError = (id: unknown, code: number, message: string) => ({ jsonrpc: "2.
 
 const isObject = (u: unknown): u is Record<string, unknown> => typeof u === "object" && u !== null && !Array.isArray(u)
 
-/** The JSON-RPC error of a body the SDK would not answer as JSON-RPC says; undefined for the SDK to handle. */
-export const jsonRpcProblem = (text: string): object | undefined => {
-  let message: unknown
+/** The body's JSON, or undefined when it is not JSON (the SDK answers the parse error). */
+const parsedBody = (text: string): unknown => {
   try {
-    message = JSON.parse(text)
+    return JSON.parse(text) as unknown
   } catch {
-    return undefined // the SDK answers a parse error
+    return undefined
   }
+}
+
+/**
+ * Tool calls in a body beyond its first: each is one more request of the key's per-minute limit, as the
+ * same call over REST is (the HTTP request itself counted one).
+ */
+export const extraToolCalls = (message: unknown): number => {
+  if (!Array.isArray(message)) return 0
+  const calls = message.filter((m) => isObject(m) && m["method"] === "tools/call").length
+  return calls > 1 ? calls - 1 : 0
+}
+
+/** The JSON-RPC error of a body the SDK would not answer as JSON-RPC says; undefined for the SDK to handle. */
+export const jsonRpcProblem = (message: unknown): object | undefined => {
+  if (message === undefined) return undefined // not JSON: the SDK answers a parse error
   if (Array.isArray(message)) return message.length === 0 ? rpcError(null, -32600, "Invalid Request: an empty batch") : undefined
   if (!isObject(message) || message["method"] !== "tools/call") return undefined
   const id = message["id"]
@@ -166,8 +189,11 @@ export const mcpMiddleware = <Ops extends ReadonlyArray<AnyOperation>>(operation
       // internal error and a schema dump (arguments not an object, no tool name) or with nothing (an empty
       // batch) gets JSON-RPC's own invalid request or params error instead.
       const text = yield* request.text
-      const refused = jsonRpcProblem(text)
+      const message = parsedBody(text)
+      const refused = jsonRpcProblem(message)
       if (refused !== undefined) return HttpServerResponse.unsafeJson(refused, { status: 400 })
+      // A batch of tool calls is charged call by call before any runs (all refused, and refunded, past the limit).
+      yield* ctx.charge(extraToolCalls(message))
       const url = HttpServerRequest.toURL(request)
       if (Option.isNone(url)) return yield* new Validation({ error: "The request URL is not valid" })
       const web = new Request(url.value, { method: request.method, headers: request.headers as Record<string, string>, body: text })

@@ -18,6 +18,7 @@ const keys = memoryKeys({
   lapsed: aPrincipal({ subscriptionActive: false }),
   meter: aPrincipal(),
   busy: aPrincipal(),
+  batch: aPrincipal(),
 })
 // Ten seconds into a minute (the rate window resets 50 s later); the clock does not move by itself.
 const clock = manualClock(Date.UTC(2030, 0, 1, 0, 0, 10))
@@ -112,9 +113,10 @@ describe("MCP door: tools", () => {
     expect(bodyOf(nested)).toEqual({ success: false, error: "Unknown field `nested.extra`", code: "VALIDATION" })
     const missing = await client.callTool({ name: "create_thing", arguments: {} })
     expect(bodyOf(missing)).toEqual({ success: false, error: "`label` is required", code: "VALIDATION" })
-    // A tool without arguments refuses any (its input is an empty Struct, which alone would take anything).
+    // A tool without arguments refuses any (its input is an empty Struct, which alone would take anything);
+    // its route is a GET, so the argument is named as REST names a query parameter.
     const extra = await client.callTool({ name: "dies", arguments: { x: 1 } })
-    expect(bodyOf(extra)).toEqual({ success: false, error: "Unknown field `x`", code: "VALIDATION" })
+    expect(bodyOf(extra)).toEqual({ success: false, error: "Unknown query parameter `x`", code: "VALIDATION" })
     const tooLong = await client.callTool({ name: "create_thing", arguments: { label: "x".repeat(21) } })
     expect((bodyOf(tooLong) as { code: string }).code).toBe("VALIDATION")
     expect(bodyOf(await client.callTool({ name: "create_thing", arguments: { label: "x".repeat(20) } })))
@@ -216,6 +218,38 @@ describe("MCP door: authentication and limits before the protocol", () => {
     expect(Number(second.headers.get("x-ratelimit-remaining"))).toBe(before - 3)
     expect(second.headers.get("x-trades-test")).toBe("2")
     expect(((await second.json()) as any).result.structuredContent).toEqual({ data: { included: ["a", "b"] } })
+  })
+})
+
+describe("MCP door: the same error sentences as REST", () => {
+  it("an unknown argument of a GET tool and a missing scope read as the REST route's sentences", async () => {
+    const viaRest = async (token: string, path: string, init: RequestInit = {}) =>
+      (await (await fetch(`${server.url}${path}`, { ...init, headers: { authorization: `Bearer ${token}`, "content-type": "application/json" } })).json()) as { error: string; code: string }
+    const viaMcp = async (token: string, name: string, args: unknown) =>
+      ((await (await rpc(token, { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name, arguments: args } })).json()) as any).result.structuredContent as { error: string; code: string }
+    const unknownRest = await viaRest("rw", "/v2/test-rows?bogus=1")
+    expect(unknownRest).toMatchObject({ code: "VALIDATION", error: "Unknown query parameter `bogus`" })
+    expect(await viaMcp("rw", "list_test_rows", { bogus: 1 })).toMatchObject(unknownRest)
+    const scopeRest = await viaRest("ro", "/v2/test-things", { method: "POST", body: JSON.stringify({ label: "x" }) })
+    expect(scopeRest.code).toBe("SCOPE_REQUIRED")
+    expect(await viaMcp("ro", "create_thing", { label: "x" })).toMatchObject(scopeRest)
+  })
+})
+
+describe("MCP door: batches", () => {
+  it("charges each tool call of a batch as one request, and refuses (and refunds) a batch that would pass the limit", async () => {
+    const call = (id: number) => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "with_includes", arguments: {} } })
+    const first = await rpc("batch", [call(1), call(2), call(3), { jsonrpc: "2.0", id: 4, method: "tools/list" }])
+    expect(first.status).toBe(200)
+    expect(first.headers.get("x-ratelimit-remaining")).toBe(String(120 - 3)) // three calls; the list rides on the request
+    expect(((await first.json()) as Array<unknown>).length).toBe(4)
+    // 117 left: a batch of 118 calls is refused whole before any runs, and its units are given back.
+    const big = await rpc("batch", Array.from({ length: 118 }, (_, i) => call(10 + i)))
+    expect(big.status).toBe(429)
+    expect(await big.json()).toMatchObject({ success: false, code: "QUOTA_EXCEEDED" })
+    const after = await rpc("batch", { jsonrpc: "2.0", id: 500, method: "tools/list" })
+    expect(after.headers.get("x-ratelimit-remaining")).toBe(String(120 - 3 - 1 - 1)) // the refused request's own unit and this one
+    await after.arrayBuffer()
   })
 })
 
