@@ -139,10 +139,8 @@ export const extraToolCalls = (message: unknown): number => {
   return calls > 1 ? calls - 1 : 0
 }
 
-/** The JSON-RPC error of a body the SDK would not answer as JSON-RPC says; undefined for the SDK to handle. */
-export const jsonRpcProblem = (message: unknown): object | undefined => {
-  if (message === undefined) return undefined // not JSON: the SDK answers a parse error
-  if (Array.isArray(message)) return message.length === 0 ? rpcError(null, -32600, "Invalid Request: an empty batch") : undefined
+/** The invalid-params error of a malformed `tools/call` (no tool name, arguments not an object), else undefined. */
+const callProblem = (message: unknown): object | undefined => {
   if (!isObject(message) || message["method"] !== "tools/call") return undefined
   const id = message["id"]
   const params = message["params"]
@@ -152,6 +150,26 @@ export const jsonRpcProblem = (message: unknown): object | undefined => {
     return rpcError(id, -32602, "Invalid params: `params.arguments` must be an object of the tool's arguments")
   }
   return undefined
+}
+
+/**
+ * The JSON-RPC answer of a body the SDK would not answer as JSON-RPC says (an internal error with a schema
+ * dump, or nothing); undefined for the SDK to handle. A batch holding a malformed call is refused whole,
+ * nothing in it run: each malformed call gets its invalid-params error, every other request of it an
+ * invalid-request error saying why it was not run (notifications get nothing, as ever).
+ */
+export const jsonRpcProblem = (message: unknown): object | undefined => {
+  if (message === undefined) return undefined // not JSON: the SDK answers a parse error
+  if (!Array.isArray(message)) return callProblem(message)
+  if (message.length === 0) return rpcError(null, -32600, "Invalid Request: an empty batch")
+  const problems = message.map(callProblem)
+  if (problems.every((p) => p === undefined)) return undefined
+  return message.flatMap((m, i) => {
+    const problem = problems[i]
+    if (problem !== undefined) return [problem]
+    const id = isObject(m) ? m["id"] : undefined
+    return id === undefined ? [] : [rpcError(id, -32600, "Invalid Request: not run, another call of the batch is malformed")]
+  })
 }
 
 /**

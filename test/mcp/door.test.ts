@@ -150,6 +150,14 @@ describe("MCP door: tools", () => {
       expect(body.error.code, JSON.stringify(message)).toBe(code)
       expect(body.id).toBe(Array.isArray(message) ? null : 7)
     }
+    // A batch holding a malformed call is refused whole: that call's invalid params, the others not run.
+    const batch = await rpc("rw", [
+      { jsonrpc: "2.0", id: 1, method: "tools/call", params: { name: "create_thing", arguments: { label: "y" } } },
+      { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "create_thing", arguments: "label=x" } },
+      { jsonrpc: "2.0", method: "notifications/initialized" },
+    ])
+    expect(batch.status).toBe(400)
+    expect(((await batch.json()) as Array<{ id: unknown; error: { code: number } }>).map((r) => [r.id, r.error.code])).toEqual([[1, -32600], [2, -32602]])
     // A well-formed call still goes through.
     const ok = await rpc("rw", { jsonrpc: "2.0", id: 8, method: "tools/call", params: { name: "create_thing", arguments: { label: "x" } } })
     expect(((await ok.json()) as any).result.structuredContent).toEqual({ data: { label: "x", n: null } })
