@@ -1,7 +1,8 @@
 // The book walk of a paper fill, pure: a buy by dollars against one side's asks, or a sale of
 // contracts against its bids, inside an optional price limit, with the venue's taker fee (fees.ts)
-// charged as the venue charges an order that fills at several prices, folded into `avgPrice` and `cost`. No I/O, no clock; the caller
-// takes the levels from the market's current book (Markets.book) and decides what to record.
+// charged as the venue charges an order that fills at several prices, folded into `avgPrice` and
+// `cost`. No I/O, no clock; the caller takes the levels from the market's current book (Markets.book)
+// and decides what to record.
 //
 // Arithmetic is exact: prices, sizes and dollars are read to 6 decimals (micro units, as fees.ts does)
 // and summed in BigInt; every dollar figure is the nearest double to its exact decimal value.
