@@ -140,7 +140,7 @@ export const placePaperOrder = operation({
   name: "placePaperOrder", tool: "place_paper_order", method: "POST", path: "/v2/paper-orders", scope: "write",
   status: 201, summary: "Place a paper order by hand, filled at once against the live book with the taker fee",
   input: PlacePaperOrderInput, output: PaperOrder, headers: { "idempotency-key": "idempotencyKey" },
-  run: Effect.fn("PaperOrders.place")(function* (input, ctx) {
+  run: (input, ctx) => Effect.gen(function* () {
     const { idempotencyKey, ...fields } = input
     const order = yield* decodeOrder(fields)
     const accountId = ctx.principal.accountId
