@@ -59,8 +59,10 @@ const isTagged = (u: unknown, tag: string): u is Record<string, unknown> =>
 /** One sentence naming the field, from the first decode issue. */
 export const decodeSentence = (issues: ReadonlyArray<DecodeIssue>, query: URLSearchParams): string => {
   // No body decodes as `{}` too (api.ts `orNoBody`), so its issues follow the refusal of `null`: name those.
-  const noBody = issues[0]?.path.length === 0 && /, actual null$/.test(issues[0].message)
-  const issue = issues.find((i) => i._tag === "Unexpected") ?? (noBody ? issues.find((i) => i.path.length > 0) : undefined) ?? issues[0]
+  const noBody = issues[0]?.path.length === 0 && ACTUAL_NULL.test(issues[0].message)
+  // With no body, what `{}` was refused for: a field's issue, else a check of the whole body (its filter).
+  const ofEmpty = noBody ? issues.find((i) => i.path.length > 0) ?? issues.find((i) => !ACTUAL_NULL.test(i.message)) : undefined
+  const issue = issues.find((i) => i._tag === "Unexpected") ?? ofEmpty ?? issues[0]
   if (issue === undefined) return "The request does not match the schema"
   const path = issue.path.map(String).join(".")
   const last = String(issue.path[issue.path.length - 1] ?? "")
@@ -78,6 +80,7 @@ export const decodeSentence = (issues: ReadonlyArray<DecodeIssue>, query: URLSea
 }
 
 const EXPECTED = /^Expected (.*), actual (.*)$/s
+const ACTUAL_NULL = /, actual null$/
 
 /**
  * A union (of literals, say) fails once per member at the same path: "Expected "buy", actual "x"", then

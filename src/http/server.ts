@@ -108,8 +108,11 @@ export const makeHttpServer = <Ops extends ReadonlyArray<AnyOperation>, D = neve
     Layer.provide(HttpRouter.setRouterConfig({ maxParamLength: MAX_PATH_PARAM })),
   )
 
-/** Longer path parameters than any operation takes, even percent-encoded (3 characters a byte). */
-const MAX_PATH_PARAM = 4_096
+/**
+ * As long as a request line can be: Node refuses headers (the request line included) past 16 KiB, so every
+ * path parameter of a request Node takes reaches its operation.
+ */
+const MAX_PATH_PARAM = 16_384
 
 /** The door on AppConfig.port, for main. */
 export const makeHttpLive = <Ops extends ReadonlyArray<AnyOperation>>(operations: Ops): Layer.Layer<

@@ -153,6 +153,22 @@ const callProblem = (message: unknown): object | undefined => {
 }
 
 /**
+ * What no tool may be given, checked on the arguments as they arrived (the SDK's copy drops a `__proto__`
+ * key, and recurses into any depth): input-text.ts's sentence naming the argument, or undefined.
+ */
+const argumentsProblem = (message: unknown): string | undefined => {
+  if (!isObject(message) || message["method"] !== "tools/call" || !isObject(message["params"])) return undefined
+  return inputTextProblem(message["params"]["arguments"], "The arguments")
+}
+
+/** A tool call refused for its arguments, answered as the tool's failed result (what the SDK would send). */
+export const refusedCall = (message: unknown): object | undefined => {
+  if (!isObject(message) || message["id"] === undefined) return undefined
+  const problem = argumentsProblem(message)
+  return problem === undefined ? undefined : { jsonrpc: "2.0", id: message["id"], result: failed(new Validation({ error: problem })) }
+}
+
+/**
  * The JSON-RPC answer of a body the SDK would not answer as JSON-RPC says (an internal error with a schema
  * dump, or nothing); undefined for the SDK to handle. A batch holding a malformed call is refused whole,
  * nothing in it run: each malformed call gets its invalid-params error, every other request of it an
@@ -162,7 +178,12 @@ export const jsonRpcProblem = (message: unknown): object | undefined => {
   if (message === undefined) return undefined // not JSON: the SDK answers a parse error
   if (!Array.isArray(message)) return callProblem(message)
   if (message.length === 0) return rpcError(null, -32600, "Invalid Request: an empty batch")
-  const problems = message.map(callProblem)
+  const problems = message.map((m) => {
+    const problem = callProblem(m)
+    if (problem !== undefined) return problem
+    const args = argumentsProblem(m)
+    return args === undefined ? undefined : rpcError(isObject(m) ? m["id"] : null, -32602, `Invalid params: ${args}`)
+  })
   if (problems.every((p) => p === undefined)) return undefined
   return message.flatMap((m, i) => {
     const problem = problems[i]
@@ -210,6 +231,8 @@ export const mcpMiddleware = <Ops extends ReadonlyArray<AnyOperation>>(operation
       const message = parsedBody(text)
       const refused = jsonRpcProblem(message)
       if (refused !== undefined) return HttpServerResponse.unsafeJson(refused, { status: 400 })
+      const refusedArguments = refusedCall(message)
+      if (refusedArguments !== undefined) return HttpServerResponse.unsafeJson(refusedArguments)
       // A batch of tool calls is charged call by call before any runs (all refused, and refunded, past the limit).
       yield* ctx.charge(extraToolCalls(message))
       const url = HttpServerRequest.toURL(request)

@@ -76,6 +76,13 @@ describe("POST /v2/backtest validation", () => {
     ["a bad breakdown", { signal: {}, breakdown: "platform" }, "breakdown"],
     ["a bad trader ref", { trader: "venue_d:x" }, "must be a trader ref"],
   ]
+  it("refuses a request with no body at all as `{}` (README: no body is read as `{}`)", async () => {
+    clock.set(START)
+    const none = await call(url, "/v2/backtest", { method: "POST", token: "e" })
+    const empty = await post({}, "e")
+    expect(none.status).toBe(400)
+    expect(none.body).toEqual(empty.body)
+  })
   for (const [name, body, message] of refused) {
     it(`refuses ${name}`, async () => {
       clock.set(START)

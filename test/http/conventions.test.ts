@@ -178,6 +178,21 @@ describe("validation", () => {
     expect(path.body.error).toBe("The path must not hold a NUL character or an unpaired UTF-16 surrogate")
   })
 
+  it("a `__proto__` query parameter or field is unknown, and a raw `;` in the path is refused (neither reaches an operation)", async () => {
+    const query = await get("/v2/test-rows?__proto__=1")
+    expectError(query, 400, "VALIDATION")
+    expect(query.body.error).toBe("Unknown query parameter `__proto__`")
+    const body = await call(server.url, "/v2/test-things", { token: "full", method: "POST", rawBody: '{"label":"x","__proto__":{"a":1}}' })
+    expectError(body, 400, "VALIDATION")
+    expect(body.body.error).toBe("Unknown field `__proto__`")
+    for (const path of ["/v2/test-things/1;x", "/v2/test-things/1;limit=5"]) {
+      const semicolon = await get(path)
+      expectError(semicolon, 400, "VALIDATION")
+      expect(semicolon.body.error).toBe("The path must not hold a `;` (send it percent-encoded, as %3B)")
+    }
+    expectError(await get("/v2/test-things/1%3Bx"), 404, "NOT_FOUND") // encoded, it is part of the id
+  })
+
   it("a body nested deeper than any input is VALIDATION, not a stack overflow", async () => {
     for (const rawBody of ["[".repeat(3000) + "]".repeat(3000), '{"label":"x","nested":' + '{"a":'.repeat(3000) + "1" + "}".repeat(3001)]) {
       const a = await call(server.url, "/v2/test-things", { token: "full", method: "POST", rawBody })
@@ -278,11 +293,13 @@ describe("built-in failures", () => {
     expect(answer.body.error).toBe('Invalid value for `color`: Expected "red", "green" or "blue", actual "purple"')
   })
 
-  it("a path parameter longer than the router's default 100 characters still reaches its operation", async () => {
-    const id = "x".repeat(300)
-    const answer = await get(`/v2/test-things/${id}`)
-    expectError(answer, 404, "NOT_FOUND")
-    expect(answer.body.error).toBe(`No thing has id ${id}`) // the operation's answer, not "No route for …"
+  it("a path parameter longer than the router's default 100 characters still reaches its operation, up to Node's header limit", async () => {
+    for (const length of [300, 5_000, 16_000]) {
+      const id = "x".repeat(length)
+      const answer = await get(`/v2/test-things/${id}`)
+      expectError(answer, 404, "NOT_FOUND")
+      expect(answer.body.error).toBe(`No thing has id ${id}`) // the operation's answer, not "No route for …"
+    }
   })
 
   it("an unknown route is a NOT_FOUND envelope", async () => {

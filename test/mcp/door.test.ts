@@ -244,6 +244,23 @@ describe("MCP door: the same error sentences as REST", () => {
   })
 })
 
+describe("MCP door: `__proto__`", () => {
+  it("an argument named `__proto__` is an unknown field (the SDK's copy made it the prototype, so no Schema saw it)", async () => {
+    // Raw JSON text: a `__proto__` in an object literal here would set the literal's prototype instead.
+    for (const raw of ['{"label":"x","__proto__":{"a":1}}', '{"label":"x","nested":{"n":1,"__proto__":{"b":2}}}']) {
+      const body = `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"create_thing","arguments":${raw}}}`
+      const answer = await fetch(`${server.url}/mcp`, {
+        method: "POST",
+        headers: { "content-type": "application/json", accept: "application/json, text/event-stream", authorization: "Bearer rw" },
+        body,
+      })
+      const result = ((await answer.json()) as any).result
+      expect(result.structuredContent, body).toMatchObject({ success: false, code: "VALIDATION" })
+      expect(result.structuredContent.error).toMatch(/^Unknown field `(nested\.)?__proto__`$/)
+    }
+  })
+})
+
 describe("MCP door: batches", () => {
   it("charges each tool call of a batch as one request, and refuses (and refunds) a batch that would pass the limit", async () => {
     const call = (id: number) => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "with_includes", arguments: {} } })
