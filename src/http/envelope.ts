@@ -75,8 +75,16 @@ export const decodeSentence = (issues: ReadonlyArray<DecodeIssue>, query: URLSea
   }
   if (issue._tag === "Missing") return `\`${path}\` is required`
   // Messages written for a field (params.ts) already start with its name and read as a sentence.
-  if (issue.message.startsWith(`${last} `)) return issue.message
-  return `Invalid value for \`${path}\`: ${expectedOfAll(issues, issue) ?? issue.message}`
+  if (issue.message.startsWith(`${last} `)) return clipActual(issue.message)
+  return `Invalid value for \`${path}\`: ${clipActual(expectedOfAll(issues, issue) ?? issue.message)}`
+}
+
+/** The value a sentence quotes ("…, actual <value>"), cut to 80 characters: a 100 KB value is not echoed. */
+const clipActual = (message: string): string => {
+  const at = message.lastIndexOf(", actual ")
+  if (at < 0) return message
+  const actual = message.slice(at + 9)
+  return actual.length <= 80 ? message : `${message.slice(0, at + 9)}${actual.slice(0, 80)}… (${actual.length} characters)`
 }
 
 const EXPECTED = /^Expected (.*), actual (.*)$/s

@@ -287,6 +287,12 @@ describe("built-in failures", () => {
     }
   })
 
+  it("a sentence quoting a long bad value cuts it to 80 characters", async () => {
+    const answer = await get(`/v2/test-rows?color=${"p".repeat(10_000)}`)
+    expectError(answer, 400, "VALIDATION")
+    expect(answer.body.error).toBe(`Invalid value for \`color\`: Expected "red", "green" or "blue", actual "${"p".repeat(79)}… (10002 characters)`)
+  })
+
   it("a value outside a set of literals names every allowed value, not only the first", async () => {
     const answer = await get("/v2/test-rows?color=purple")
     expectError(answer, 400, "VALIDATION")
