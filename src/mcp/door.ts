@@ -84,7 +84,10 @@ const queryOf = (op: AnyOperation, args: unknown): URLSearchParams => {
   return query
 }
 
-/** One tool call: the operation's own Schema and `run`, the REST route's body, or its error envelope. */
+/**
+ * One tool call: the operation's own Schema and `run`, the REST route's body, or its error envelope. Text no store
+ * can hold and `__proto__` keys were refused on the raw body before the SDK (`refusedCall`, `jsonRpcProblem`).
+ */
 export const callTool = (
   op: AnyOperation | undefined,
   name: string,
@@ -97,8 +100,6 @@ export const callTool = (
     return Effect.succeed(failed(new ScopeRequired({ error: scopeSentence(op.scope) })))
   }
   const encode = Schema.encode(successSchema(op) as Schema.Schema<unknown, unknown>)
-  const unstorable = inputTextProblem(args, "The arguments")
-  if (unstorable !== undefined) return Effect.succeed(failed(new Validation({ error: unstorable })))
   return decodeArguments(op, args).pipe(
     Effect.flatMap((input) => op.run(input, ctx)),
     Effect.flatMap((output) => Effect.orDie(encode(wrapSuccess(op, output)))),
@@ -133,7 +134,7 @@ const parsedBody = (text: string): unknown => {
  * Tool calls in a body beyond its first: each is one more request of the key's per-minute limit, as the
  * same call over REST is (the HTTP request itself counted one).
  */
-export const extraToolCalls = (message: unknown): number => {
+const extraToolCalls = (message: unknown): number => {
   if (!Array.isArray(message)) return 0
   const calls = message.filter((m) => isObject(m) && m["method"] === "tools/call").length
   return calls > 1 ? calls - 1 : 0
@@ -162,7 +163,7 @@ const argumentsProblem = (message: unknown): string | undefined => {
 }
 
 /** A tool call refused for its arguments, answered as the tool's failed result (what the SDK would send). */
-export const refusedCall = (message: unknown): object | undefined => {
+const refusedCall = (message: unknown): object | undefined => {
   if (!isObject(message) || message["id"] === undefined) return undefined
   const problem = argumentsProblem(message)
   return problem === undefined ? undefined : { jsonrpc: "2.0", id: message["id"], result: failed(new Validation({ error: problem })) }
@@ -174,7 +175,7 @@ export const refusedCall = (message: unknown): object | undefined => {
  * nothing in it run: each malformed call gets its invalid-params error, every other request of it an
  * invalid-request error saying why it was not run (notifications get nothing, as ever).
  */
-export const jsonRpcProblem = (message: unknown): object | undefined => {
+const jsonRpcProblem = (message: unknown): object | undefined => {
   if (message === undefined) return undefined // not JSON: the SDK answers a parse error
   if (!Array.isArray(message)) return callProblem(message)
   if (message.length === 0) return rpcError(null, -32600, "Invalid Request: an empty batch")
