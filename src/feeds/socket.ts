@@ -19,6 +19,8 @@ export interface SessionOutput {
   readonly resyncs: number
   /** Sequence gaps seen in this frame (Kalshi family), whether or not they cost a resync. */
   readonly gaps?: number
+  /** Set when the conversation cannot go on (a refused subscribe): the socket reconnects, this the reason. */
+  readonly reconnect?: string
 }
 
 /** A session output with nothing in it. */
@@ -209,13 +211,15 @@ export class FeedSocket {
     this.touch()
     this.counters.frame(bytes, receivedAt)
     tap?.({ kind: "frame", t: receivedAt, text })
-    // A connection that delivers is healthy again: the next failure starts the backoff over.
-    this.attempt = 0
     const out = session.frame(text, receivedAt)
+    // A connection that delivers data is healthy again: the next failure starts the backoff over (a
+    // server that answers with an error frame and closes keeps backing off).
+    if (out.events.length > 0) this.attempt = 0
     for (const r of out.rejected) this.counters.reject(r.reason)
     this.counters.resyncs += out.resyncs
     this.counters.gaps += out.gaps ?? 0
     for (const reply of out.replies) this.send(reply)
+    if (out.reconnect !== undefined) edge.log(`feed ${this.options.venue}/${this.options.connection}: reconnecting (${out.reconnect})`)
     if (out.events.length > 0) {
       this.counters.events += out.events.length
       try {
@@ -225,6 +229,7 @@ export class FeedSocket {
         edge.log(`feed ${this.options.venue}/${this.options.connection}: sink threw: ${String(cause)}`)
       }
     }
+    if (out.reconnect !== undefined) this.drop(out.reconnect)
   }
 
   /** Ends the current link (if any) and, unless stopped, schedules the next dial. */

@@ -94,11 +94,113 @@ describe("Kalshi session", () => {
     expect(network.last.sent).toHaveLength(2)
   })
 
-  it("treats error 25 (buffer overflow) as a gap on every book sid", () => {
+  const sentJson = (link: { readonly sent: ReadonlyArray<string> }, from: number) => link.sent.slice(from).map((t) => JSON.parse(t))
+  const subscribed = (id: number, channel: string, sid: number) => JSON.stringify({ id, type: "subscribed", msg: { channel, sid } })
+
+  it("error 25 (buffer overflow) naming no sid: a gap that renews every subscription", () => {
+    const { network, delivered, socket } = setup()
+    const link = network.last
+    link.frame(subscribed(1, "orderbook_delta", 7))
+    link.frame(subscribed(2, "trade", 8))
+    link.frame(snapshot(7, 1, "A", [["0.40", "10.00"]], []))
+    link.frame(JSON.stringify({ id: 9, type: "error", msg: { code: 25, msg: "subscription buffer overflow" } }))
+    expect(sentJson(link, 2)).toEqual([
+      { id: 3, cmd: "unsubscribe", params: { sids: [7] } },
+      { id: 4, cmd: "subscribe", params: { channels: ["orderbook_delta"] } },
+      { id: 5, cmd: "unsubscribe", params: { sids: [8] } },
+      { id: 6, cmd: "subscribe", params: { channels: ["trade"] } },
+    ])
+    // Late frames of the old book sid are dropped; the new sid's snapshot rebuilds the book.
+    const before = delivered.length
+    link.frame(delta(7, 2, "A", "yes", "0.40", "5.00"))
+    link.frame(snapshot(7, 3, "A", [["0.40", "1.00"]], []))
+    expect(delivered).toHaveLength(before)
+    link.frame(subscribed(4, "orderbook_delta", 9))
+    link.frame(snapshot(9, 1, "A", [["0.40", "12.00"]], []))
+    link.frame(delta(9, 2, "A", "yes", "0.40", "1.00"))
+    expect(booksOf(delivered).get("A")?.levels("yes", "bid")).toEqual([{ price: 0.4, size: 13 }])
+    expect(socket.counters.snapshot()).toMatchObject({ gaps: 1, resyncs: 2 })
+  })
+
+  it("error 25 naming a sid renews that subscription only", () => {
     const { network } = setup()
-    network.last.frame(snapshot(7, 1, "A", [["0.40", "10.00"]], []))
-    network.last.frame(JSON.stringify({ id: 9, type: "error", msg: { code: 25, msg: "subscription buffer overflow" } }))
-    expect(JSON.parse(network.last.sent[2] ?? "null")).toMatchObject({ params: { sids: [7], market_tickers: ["A"], action: "get_snapshot" } })
+    const link = network.last
+    link.frame(subscribed(1, "orderbook_delta", 7))
+    link.frame(subscribed(2, "ticker", 8))
+    link.frame(JSON.stringify({ type: "error", sid: 8, msg: { code: 25, msg: "subscription buffer overflow" } }))
+    expect(sentJson(link, 2)).toEqual([
+      { id: 3, cmd: "unsubscribe", params: { sids: [8] } },
+      { id: 4, cmd: "subscribe", params: { channels: ["ticker"] } },
+    ])
+  })
+
+  it("a refused get_snapshot renews the book subscription instead of waiting for ever", () => {
+    const { network, delivered } = setup()
+    const link = network.last
+    link.frame(subscribed(1, "orderbook_delta", 7))
+    link.frame(snapshot(7, 1, "A", [["0.40", "10.00"]], []))
+    link.frame(delta(7, 3, "A", "yes", "0.40", "1.00")) // seq 2 lost
+    expect(sentJson(link, 2)).toEqual([{ id: 3, cmd: "update_subscription", params: { sids: [7], market_tickers: ["A"], action: "get_snapshot" } }])
+    link.frame(JSON.stringify({ id: 3, type: "error", msg: { code: 17, msg: "internal" } }))
+    expect(sentJson(link, 3)).toEqual([
+      { id: 4, cmd: "unsubscribe", params: { sids: [7] } },
+      { id: 5, cmd: "subscribe", params: { channels: ["orderbook_delta"] } },
+    ])
+    link.frame(subscribed(5, "orderbook_delta", 10))
+    link.frame(snapshot(10, 1, "A", [["0.40", "3.00"]], []))
+    link.frame(delta(10, 2, "A", "yes", "0.40", "1.00"))
+    expect(booksOf(delivered).get("A")?.levels("yes", "bid")).toEqual([{ price: 0.4, size: 4 }])
+  })
+
+  it("snapshots asked for and not come within 10 s of feed time: the book subscription is renewed", () => {
+    const { time, network } = setup()
+    const link = network.last
+    link.frame(subscribed(1, "orderbook_delta", 7))
+    link.frame(snapshot(7, 1, "A", [["0.40", "10.00"]], []))
+    link.frame(delta(7, 3, "A", "yes", "0.40", "1.00")) // gap: get_snapshot (id 3)
+    time.advance(9_000)
+    link.frame(delta(7, 4, "A", "yes", "0.40", "1.00"))
+    expect(link.sent).toHaveLength(3)
+    time.advance(1_000)
+    link.frame(delta(7, 5, "A", "yes", "0.40", "1.00"))
+    expect(sentJson(link, 3)).toEqual([
+      { id: 4, cmd: "unsubscribe", params: { sids: [7] } },
+      { id: 5, cmd: "subscribe", params: { channels: ["orderbook_delta"] } },
+    ])
+  })
+
+  it("a gap revealed by a snapshot nobody asked for untrusts the sid, even while another market awaits its snapshot", () => {
+    const { network, delivered, socket } = setup()
+    const link = network.last
+    link.frame(snapshot(7, 1, "A", [["0.40", "10.00"]], []))
+    link.frame(snapshot(7, 2, "B", [["0.20", "1.00"]], []))
+    link.frame(delta(7, 3, "C", "yes", "0.30", "1.00")) // C never snapshotted: asked for
+    // seq 4–9 lost; an unrequested snapshot of B reveals it.
+    link.frame(snapshot(7, 10, "B", [["0.20", "2.00"]], []))
+    expect(JSON.parse(link.sent[link.sent.length - 1] ?? "null")).toMatchObject({ params: { sids: [7], market_tickers: ["A", "B", "C"], action: "get_snapshot" } })
+    const before = delivered.length
+    link.frame(delta(7, 11, "A", "yes", "0.40", "1.00")) // A untrusted now: held back
+    expect(delivered.slice(before).filter((e) => e._tag === "BookDelta")).toEqual([])
+    expect(socket.counters.snapshot()).toMatchObject({ gaps: 1 })
+  })
+
+  it("a refused subscribe: the session asks the socket to reconnect, and the backoff grows (no data came)", () => {
+    const { time, network, socket } = setup()
+    const refuse = () => network.last.frame(JSON.stringify({ id: 1, type: "error", msg: { code: 9, msg: "Authentication required" } }))
+    refuse()
+    expect(network.last.terminated).toBe(true)
+    expect(socket.counters.snapshot().lastDisconnect?.reason).toBe("subscribe refused")
+    const dials = network.links.length
+    time.advance(125) // the test edge draws 0.5: the first retry after 125 ms
+    expect(network.links.length).toBe(dials + 1)
+    network.last.on.open()
+    refuse()
+    // The second waits 250 ms, not 125: an error frame is no data, so it did not reset the backoff.
+    time.advance(125)
+    expect(network.links.length).toBe(dials + 1)
+    time.advance(125)
+    expect(network.links.length).toBe(dials + 2)
+    expect(socket.counters.snapshot().connects).toBe(2)
   })
 
   it("starts over after a reconnect: new subscription, sequence state dropped", () => {

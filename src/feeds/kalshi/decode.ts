@@ -198,17 +198,25 @@ const optionalCount = (fp: unknown, legacy: unknown): number | null => {
   return n >= 0 ? n : bad("volume is not a count")
 }
 
+/**
+ * A ticker's last price: none on a market that never traded (real tickers carry `"0.0000"` with volume 0
+ * there), and never 0 (Kalshi trades between 0.01 and 0.99).
+ */
+const lastPrice = (price: number | null, volume: number | null): number | null =>
+  price === null || price === 0 || volume === 0 ? null : price
+
 const ticker = (venue: Venue, msg: Record<string, unknown>, receivedAt: number, out: Array<FeedEvent>): void => {
+  const volume = optionalCount(msg["volume_fp"], msg["volume"])
   out.push({
     _tag: "PriceReported",
     venue,
     ts: venueTime(msg, receivedAt),
     receivedAt,
     contract: string(msg["market_ticker"], "market_ticker"),
-    price: optionalPrice(msg["price_dollars"], msg["price"]),
+    price: lastPrice(optionalPrice(msg["price_dollars"], msg["price"]), volume),
     bid: optionalPrice(msg["yes_bid_dollars"], msg["yes_bid"]),
     ask: optionalPrice(msg["yes_ask_dollars"], msg["yes_ask"]),
-    volume: optionalCount(msg["volume_fp"], msg["volume"]),
+    volume,
   })
 }
 
@@ -222,16 +230,15 @@ const lifecycle = (venue: Venue, msg: Record<string, unknown>, receivedAt: numbe
   const common = { venue, ts: receivedAt, receivedAt, contract } as const
   switch (msg["event_type"]) {
     case "created": return listed(venue, contract, msg, receivedAt, out)
-    case "deactivated":
-      if (msg["is_deactivated"] === false) return // reactivation
-      out.push({ _tag: "MarketClosed", ...common })
-      return
     case "closed":
       out.push({ _tag: "MarketClosed", ...common })
       return
     case "determined":
     case "settled": return settled(msg, common, out)
+    // A pause (`deactivated`) is not a close: the venue reactivates the market (`activated`) and trading
+    // goes on, while a market state never goes from closed back to open.
     case "activated":
+    case "deactivated":
     case "close_date_updated":
     case "price_level_structure_updated":
     case "metadata_updated":

@@ -19,8 +19,8 @@
 //   (`settlement_value` "0.5000" conventionally) → MarketVoided. `result` yes / no → MarketSettled
 //   (both `determined` and `settled` yield it; consumers treat a repeat as a no-op). A `scalar`
 //   result settles yes at "1.0000", no at "0.0000", and is rejected otherwise (not binary).
-// - `deactivated` (trading paused) and `closed` (our simulator's explicit close; the real venue
-//   closes by time, without a message) → MarketClosed.
+// - `closed` (our simulator's explicit close; the real venue closes by time, without a message) →
+//   MarketClosed. `deactivated` (trading paused until `activated`) is not a close: nothing.
 import { Schema } from "effect"
 
 /** `"0.5600"`: dollars as text, up to 4 decimals. */

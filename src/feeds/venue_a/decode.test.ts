@@ -38,9 +38,19 @@ describe("venue_a real frames (ssmd, 2026-02-12)", () => {
       const fixed = decodeVenueA({ ...frame, msg: without(frame.msg, ["price", "yes_bid", "yes_ask", "volume"]) }, AT)
       expect(only(legacy, "PriceReported")).toEqual(both)
       expect(only(fixed, "PriceReported")).toEqual(both)
-      expect(both.price).toBe(Number(frame.msg["price"]) / 100)
+      // A market that never traded reports price 0 with volume 0: no last price.
+      expect(both.price).toBe(Number(frame.msg["volume"]) === 0 ? null : Number(frame.msg["price"]) / 100)
       expect(both.bid).toBeLessThanOrEqual(both.ask ?? 0)
       expect(both.ts).toBe(1770897976000)
+    }
+  })
+
+  it("ticker: the 3 untraded markets (price \"0.0000\", volume 0) have no last price, their book has bid and ask", () => {
+    const untraded = lines("ssmd-kalshi_ticker.jsonl").map((line) => only(decodeVenueA(line, AT), "PriceReported")).filter((t) => t.volume === 0)
+    expect(untraded).toHaveLength(3)
+    for (const t of untraded) {
+      expect(t.price).toBeNull()
+      expect(t.bid).not.toBeNull()
     }
   })
 
@@ -206,9 +216,9 @@ describe("venue_a market_lifecycle_v2", () => {
     only(lifecycle({ event_type: "settled", result: "scalar", settlement_value: "0.5000", is_void: true }), "MarketVoided")
   })
 
-  it("deactivated and closed → MarketClosed; activated and metadata updates → nothing", () => {
-    only(lifecycle({ event_type: "deactivated", is_deactivated: true }), "MarketClosed")
+  it("closed → MarketClosed; a pause (deactivated), activated and metadata updates → nothing", () => {
     only(lifecycle({ event_type: "closed" }), "MarketClosed")
+    expect(lifecycle({ event_type: "deactivated", is_deactivated: true })).toEqual({ events: [], rejected: [] })
     expect(lifecycle({ event_type: "activated" })).toEqual({ events: [], rejected: [] })
     expect(lifecycle({ event_type: "metadata_updated" })).toEqual({ events: [], rejected: [] })
   })
