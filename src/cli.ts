@@ -1,6 +1,7 @@
 // The `whalewatch` command line: a small dispatch table of commands. `serve` (the default) runs the service;
 // `key` manages API keys through the running server's database (or the data dir itself when none runs).
-// Output is JSON lines on stdout; a bad argument is one line on stderr and exit code 2.
+// Output is JSON lines on stdout; a bad argument is one line on stderr and exit code 2; `help` (or
+// `--help`, `-h`, also after a command) prints the usage on stdout and exits 0.
 import { parseArgs } from "node:util"
 import { Console, Effect, Logger, LogLevel } from "effect"
 import { Scope } from "./domain/enums.js"
@@ -56,7 +57,7 @@ const keyCreate: Command = (args) =>
         scopes: Scope.literals.filter((scope) => scopes.includes(scope)),
         subscription: values["no-subscription"] !== true,
       })))
-    yield* json({ key: created.key, account: created.account, scopes: created.scopes })
+    yield* json({ key: created.key, keyId: created.keyId, account: created.account, scopes: created.scopes })
   })
 
 const keyList: Command = (args) =>
@@ -105,12 +106,30 @@ const record: Command = (args) =>
     (code) => Effect.sync(() => { process.exitCode = code }),
   )
 
-const commands: Record<string, Command> = { serve, key, sim, record }
+const USAGE = [
+  "usage: whalewatch <command>",
+  "  serve                                            run the service (the default; configured by environment variables)",
+  `  ${CREATE_USAGE.replace("whalewatch ", "")}`,
+  "  key list                                         list keys (never the key text)",
+  "  key revoke KEY_ID                                revoke a key (KEY_ID as printed by key create and key list)",
+  "  sim                                              the venue simulator alone on SIM_PORT",
+  "  record --venue V|all --out F.jsonl [--seconds N] [--url ws://host:port]",
+  "                                                   record a venue feed (default url: the simulator on SIM_PORT)",
+  "  help                                             this text",
+].join("\n")
+
+const help: Command = () => Console.log(USAGE)
+
+const commands: Record<string, Command> = { serve, key, sim, record, help }
+
+const HELP_FLAGS: ReadonlySet<string> = new Set(["help", "--help", "-h"])
 
 const [name = "serve", ...rest] = process.argv.slice(2)
-const command = commands[name]
+// `whalewatch --help`, and `whalewatch <command> --help` for every command but record (which prints its own).
+const asksHelp = HELP_FLAGS.has(name) || (name !== "record" && rest.some((arg) => HELP_FLAGS.has(arg)))
+const command = asksHelp ? help : commands[name]
 runCommand(
   command === undefined
-    ? Effect.fail(new UsageError({ message: `unknown command ${name}; commands: ${Object.keys(commands).join(", ")}` }))
+    ? Effect.fail(new UsageError({ message: `unknown command ${name}; commands: ${Object.keys(commands).join(", ")} (whalewatch help)` }))
     : command(rest),
 )

@@ -1,11 +1,18 @@
 // Service configuration through Effect Config. A bad value stops the start with one line naming it.
 import { Config, Option } from "effect"
 
-const port = (name: string, fallback: number) =>
-  Config.integer(name).pipe(
+/**
+ * A whole number written as plain digits, from 0 to `max`: `Config.integer` would take "" as 0, "0x10" as 16
+ * and "1e1" as 10.
+ */
+const wholeNumber = (name: string, fallback: number, max: number, message: string) =>
+  Config.string(name).pipe(
+    Config.validate({ message, validation: (s) => /^\d{1,10}$/.test(s) && Number(s) <= max }),
+    Config.map(Number),
     Config.withDefault(fallback),
-    Config.validate({ message: `${name} must be a TCP port from 0 to 65535`, validation: (n) => n >= 0 && n <= 65535 }),
   )
+
+const port = (name: string, fallback: number) => wholeNumber(name, fallback, 65_535, `${name} must be a TCP port from 0 to 65535`)
 
 const url = (name: string, schemes: ReadonlyArray<string>) =>
   Config.option(
@@ -23,18 +30,22 @@ export const LogLevelName = Config.literal("trace", "debug", "info", "warn", "er
 
 export const AppConfig = Config.all({
   port: port("PORT", 8080),
-  dataDir: Config.string("DATA_DIR").pipe(Config.withDefault("./data")),
+  /** Interface the HTTP server binds; unset = every interface. */
+  host: Config.option(Config.string("HOST").pipe(
+    Config.validate({ message: "HOST must name an interface address (it is empty)", validation: (s) => s.trim().length > 0 }),
+  )),
+  dataDir: Config.string("DATA_DIR").pipe(
+    Config.validate({ message: "DATA_DIR must name a directory (it is empty)", validation: (s) => s.trim().length > 0 }),
+    Config.withDefault("./data"),
+  ),
   databaseUrl: url("DATABASE_URL", ["postgres", "postgresql"]),
   redisUrl: url("REDIS_URL", ["redis", "rediss"]),
   logLevel: LogLevelName,
   simPort: port("SIM_PORT", 8090),
-  simSeed: Config.integer("SIM_SEED").pipe(Config.withDefault(42)),
+  simSeed: wholeNumber("SIM_SEED", 42, 4_294_967_295, "SIM_SEED must be a whole number from 0 to 4294967295"),
   /** Base `ws://host:port` of the venues; unset = run the built-in simulator in-process on SIM_PORT. */
   venuesUrl: url("VENUES_URL", ["ws", "wss"]),
-  historyDays: Config.integer("HISTORY_DAYS").pipe(
-    Config.withDefault(30),
-    Config.validate({ message: "HISTORY_DAYS must be an integer from 0 to 365", validation: (n) => n >= 0 && n <= 365 }),
-  ),
+  historyDays: wholeNumber("HISTORY_DAYS", 30, 365, "HISTORY_DAYS must be an integer from 0 to 365"),
 })
 export type AppConfig = Config.Config.Success<typeof AppConfig>
 

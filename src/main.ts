@@ -65,12 +65,15 @@ const DatabaseCheckLive = Layer.effectDiscard(
 
 const CursorKeyLive = Layer.effect(CursorKey, Effect.map(Settings.secret("cursor"), (hex) => ({ secret: Buffer.from(hex, "hex") })))
 
-/** The doors on PORT (all interfaces), announcing where they listen. */
+/** The doors on HOST:PORT (every interface when HOST is unset), announcing where they listen. */
 const HttpLive = Layer.unwrapEffect(
-  Effect.map(AppConfig, (config) =>
-    Layer.effectDiscard(Effect.flatMap(serverUrl, (url) => Effect.logInfo(`whalewatch listening on ${url}`))).pipe(
-      Layer.provideMerge(makeHttpServer(registry, { port: config.port }, Layer.merge(StreamDoorLive, makeMcpDoor(registry)))),
-    )),
+  Effect.map(AppConfig, (config) => {
+    const listen = Option.match(config.host, { onNone: () => ({ port: config.port }), onSome: (host) => ({ port: config.port, host }) })
+    const where = Option.isNone(config.host) ? " (every interface: set HOST=127.0.0.1 to keep it on this machine)" : ""
+    return Layer.effectDiscard(Effect.flatMap(serverUrl, (url) => Effect.logInfo(`whalewatch listening on ${url}${where}`))).pipe(
+      Layer.provideMerge(makeHttpServer(registry, listen, Layer.merge(StreamDoorLive, makeMcpDoor(registry)))),
+    )
+  }),
 )
 
 /**

@@ -1,7 +1,9 @@
 // `whalewatch record --venue V --out F.jsonl [--seconds N] [--url ws://host:port]`: connects to a
 // venue's feed with the ordinary feed client and writes every raw frame, every frame the client
 // sent and every connect/disconnect as JSONL (format: ./recording.ts), until N seconds pass or the
-// process is interrupted. The recording replays through ./replay.ts into the same FeedEvents.
+// process is interrupted. The recording replays through ./replay.ts into the same FeedEvents. The url
+// defaults to the simulator on SIM_PORT (`whalewatch sim` or `serve` must be running); a venue never
+// reached makes the exit code 1.
 // The command only wires the client to a file; it decodes nothing itself (decoded counts are shown
 // at the end, from the client's own counters).
 import { createWriteStream, type WriteStream } from "node:fs"
@@ -30,7 +32,9 @@ export const parseRecordArgs = (argv: ReadonlyArray<string>, env: Readonly<Recor
   const venues: Array<Venue> = []
   let out: string | undefined
   let seconds: number | null = null
-  let url = `ws://127.0.0.1:${env["SIM_PORT"] ?? "8090"}`
+  const simPort = env["SIM_PORT"] ?? "8090"
+  if (!/^\d{1,5}$/.test(simPort) || Number(simPort) > 65_535) return "SIM_PORT must be a TCP port from 0 to 65535"
+  let url = `ws://127.0.0.1:${simPort}`
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i]
     const [name, inline] = flag?.startsWith("--") === true && flag.includes("=") ? [flag.slice(0, flag.indexOf("=")), flag.slice(flag.indexOf("=") + 1)] : [flag, undefined]
@@ -40,7 +44,7 @@ export const parseRecordArgs = (argv: ReadonlyArray<string>, env: Readonly<Recor
         const v = value()
         if (v === "all") venues.push(...VENUES)
         else if (v !== undefined && (VENUES as ReadonlyArray<string>).includes(v)) venues.push(v as Venue)
-        else return `--venue must be one of ${VENUES.join(", ")} or all`
+        else return `--venue must be one of ${VENUES.join(", ")} or all; ${USAGE}`
         break
       }
       case "--out": {
@@ -64,11 +68,11 @@ export const parseRecordArgs = (argv: ReadonlyArray<string>, env: Readonly<Recor
       case "-h":
         return USAGE
       default:
-        return `unknown argument ${String(flag)}\n${USAGE}`
+        return `unknown argument ${String(flag)}; ${USAGE}`
     }
   }
-  if (venues.length === 0) return `--venue is required\n${USAGE}`
-  if (out === undefined) return `--out is required\n${USAGE}`
+  if (venues.length === 0) return `--venue is required; ${USAGE}`
+  if (out === undefined) return `--out is required; ${USAGE}`
   return { venues: [...new Set(venues)], out, seconds, url }
 }
 
@@ -99,9 +103,13 @@ export const startRecording = (out: string, options: Omit<FeedClientOptions, "ta
 /** The `record` command; resolves to the process exit code. */
 export const recordCommand = async (argv: ReadonlyArray<string>): Promise<number> => {
   const args = parseRecordArgs(argv, process.env)
+  if (args === USAGE) {
+    console.log(USAGE)
+    return 0
+  }
   if (typeof args === "string") {
-    console.error(args)
-    return args === USAGE ? 0 : 2
+    console.error(`whalewatch: ${args}`)
+    return 2
   }
   const recording = startRecording(args.out, { baseUrl: args.url, venues: args.venues })
   await new Promise<void>((resolve) => {
@@ -121,5 +129,9 @@ export const recordCommand = async (argv: ReadonlyArray<string>): Promise<number
     console.log(`${h.venue}: ${h.frames} frames, ${h.bytes} bytes, ${h.events} events, ${h.reconnects} reconnects, ${h.resyncs} resyncs${rejected.length > 0 ? `, rejected: ${rejected}` : ""}`)
   }
   console.log(`recorded to ${args.out}`)
-  return 0
+  // Nothing listening (no simulator or server on SIM_PORT, a wrong --url): say so rather than succeed.
+  const unreached = recording.client.health().filter((h) => h.connections.every((c) => c.connects === 0)).map((h) => h.venue)
+  if (unreached.length === 0) return 0
+  console.error(`whalewatch: could not connect to ${args.url} for ${unreached.join(", ")} (is the simulator or the venue running?)`)
+  return 1
 }

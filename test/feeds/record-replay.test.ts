@@ -87,5 +87,9 @@ describe("record and replay", () => {
     expect(parseRecordArgs(["--venue", "nope", "--out", "x"])).toContain("--venue must be")
     expect(parseRecordArgs(["--out", "x"])).toContain("--venue is required")
     expect(parseRecordArgs(["--venue", "venue_a", "--out", "x", "--seconds", "-1"])).toContain("--seconds")
+    // One line each (the usage after a semicolon), and SIM_PORT is checked as the service checks it.
+    expect(parseRecordArgs(["--bogus"])).not.toContain("\n")
+    expect(parseRecordArgs(["--venue", "venue_a", "--out", "x"], { SIM_PORT: "abc" })).toBe("SIM_PORT must be a TCP port from 0 to 65535")
+    expect(parseRecordArgs(["--venue", "venue_a", "--out", "x"], { SIM_PORT: "65536" })).toBe("SIM_PORT must be a TCP port from 0 to 65535")
   })
 })

@@ -147,8 +147,8 @@ describe("embedded server and CLI on one DATA_DIR", () => {
     const lines = created.stdout.trim().split("\n")
     expect(lines).toHaveLength(1)
     const printed = JSON.parse(lines[0] ?? "") as Record<string, unknown>
-    expect(Object.keys(printed)).toEqual(["key", "account", "scopes"])
-    expect(printed).toEqual({ key: expect.stringMatching(/^ww_/), account: "cli-acct", scopes: ["read", "write"] })
+    expect(Object.keys(printed)).toEqual(["key", "keyId", "account", "scopes"])
+    expect(printed).toEqual({ key: expect.stringMatching(/^ww_/), keyId: expect.stringMatching(/^key_/), account: "cli-acct", scopes: ["read", "write"] })
     cliKey = String(printed["key"])
     // Through the server's own door (and its key cache) when a keyed route exists, and through its socket.
     const status = await statusFromServer(server, cliKey)
@@ -177,6 +177,25 @@ describe("embedded server and CLI on one DATA_DIR", () => {
     expect(revoked.code).toBe(0)
     expect(await authenticateVia(dataDir, key)).toEqual(Option.none())
   }, 60_000)
+
+  it("prints the usage on help, --help, -h and <command> --help, exit code 0", async () => {
+    for (const args of [["help"], ["--help"], ["-h"], ["serve", "--help"], ["key", "--help"], ["sim", "-h"]]) {
+      const shown = await run(dataDir, args)
+      expect(shown.code).toBe(0)
+      expect(shown.stdout).toContain("usage: whalewatch <command>")
+      expect(shown.stdout).toContain("key revoke KEY_ID")
+    }
+    const record = await run(dataDir, ["record", "--help"])
+    expect(record.code).toBe(0)
+    expect(record.stdout).toContain("usage: whalewatch record")
+  }, 60_000)
+
+  it("record: nothing listening on the url is exit code 1 with one line saying so", async () => {
+    const out = join(dataDir, "nothing.jsonl")
+    const recorded = await run(dataDir, ["record", "--venue", "venue_a", "--out", out, "--seconds", "0.5", "--url", "ws://127.0.0.1:1"])
+    expect(recorded.code).toBe(1)
+    expect(recorded.stderr.trim()).toBe("whalewatch: could not connect to ws://127.0.0.1:1 for venue_a (is the simulator or the venue running?)")
+  }, 30_000)
 
   it("refuses bad arguments with one line and exit code 2", async () => {
     const bad = await run(dataDir, ["key", "create", "--scopes", "read,admin"])
