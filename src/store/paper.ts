@@ -41,6 +41,8 @@ export interface StoredOrder {
   readonly botName: string | null
   /** The response a replay of the key returns (written to idempotency_keys); null without a key. */
   readonly response: unknown
+  /** A bot's fill: its id in bot_fill_outbox (recorded once whatever happens); null on a hand order. */
+  readonly botFillId: string | null
 }
 
 export interface StoredKey {
@@ -68,6 +70,7 @@ interface OrderRow {
   readonly source: "hand" | "bot"
   readonly bot_id: string | null
   readonly bot_name: string | null
+  readonly bot_fill_id: string | null
 }
 
 
@@ -76,11 +79,11 @@ const fromRow = (row: OrderRow): StoredOrder => ({
   requestHash: row.request_hash, market: row.market, marketObject: jsonColumn(row.market_object) as MarketObject,
   outcome: row.outcome, action: row.action, contracts: row.contracts, avgPrice: row.avg_price, cost: row.cost,
   fee: row.fee, unfilled: row.unfilled, filledAt: Number(row.filled_at), profit: row.profit, source: row.source,
-  botId: row.bot_id, botName: row.bot_name, response: null,
+  botId: row.bot_id, botName: row.bot_name, response: null, botFillId: row.bot_fill_id,
 })
 
 const COLUMNS = `id, account_id, seq, idempotency_key, request_hash, market, market_object, outcome, action, contracts,
-  avg_price, cost, fee, unfilled, filled_at, profit, source, bot_id, bot_name`
+  avg_price, cost, fee, unfilled, filled_at, profit, source, bot_id, bot_name, bot_fill_id`
 
 /**
  * Inserts orders (and their keys) in one statement; the ids actually inserted. An order whose key is
@@ -91,7 +94,7 @@ const record = (orders: ReadonlyArray<StoredOrder>, now: number): Effect.Effect<
     if (orders.length === 0) return new Set<string>()
     const sql = yield* SqlClient.SqlClient
     const col = <A>(f: (o: StoredOrder) => A): Array<A> => orders.map(f)
-    // One call of record_paper_orders (migration 0012): the statement below, planned once per connection.
+    // One call of record_paper_orders (migrations 0012, 0016): the statement below, planned once per connection.
     const rows = yield* sql<{ id: string }>`
       SELECT r AS id FROM record_paper_orders(
         ${col((o) => o.id)}::text[], ${col((o) => o.accountId)}::text[], ${col((o) => o.seq)}::float8[],
@@ -101,7 +104,7 @@ const record = (orders: ReadonlyArray<StoredOrder>, now: number): Effect.Effect<
         ${col((o) => o.cost)}::float8[], ${col((o) => o.fee)}::float8[], ${col((o) => o.unfilled)}::float8[],
         ${col((o) => o.filledAt)}::float8[], ${col((o) => o.profit)}::float8[], ${col((o) => o.source)}::text[],
         ${col((o) => o.botId)}::text[], ${col((o) => o.botName)}::text[],
-        ${col((o) => (o.idempotencyKey === null ? null : JSON.stringify(o.response)))}::text[],
+        ${col((o) => (o.idempotencyKey === null ? null : JSON.stringify(o.response)))}::text[], ${col((o) => o.botFillId)}::text[],
         ${now - IDEMPOTENCY_RETENTION_MS}::bigint
       ) AS r`
     return new Set(rows.map((r) => r.id))

@@ -184,7 +184,7 @@ describe("the outbox", () => {
       id: "po_webhook", accountId: "wa3", seq: 1, idempotencyKey: null, requestHash: null, market: "venue_b:WEBHOOK-1",
       marketObject: { ref: "venue_b:WEBHOOK-1", contract: "venue_b:WEBHOOK-1", title: "Market", venue: "venue_b" as const, category: null, kind: null },
       outcome: "Yes", action: "buy" as const, contracts: 10, avgPrice: 0.41, cost: 4.1, fee: 0, unfilled: 0, filledAt: clock.now(),
-      profit: null, source: "hand" as const, botId: null, botName: null, response: null,
+      profit: null, source: "hand" as const, botId: null, botName: null, response: null, botFillId: null,
     }
     const events = accountEventsOf({ _tag: "OrderRecorded", order })
     expect(events.map((e) => [e.type, e.audience])).toEqual([["paper.order.filled", { _tag: "account", accountId: "wa3" }]])

@@ -56,6 +56,8 @@ export interface PreparedOrder {
   readonly requestHash: string | null
   /** The key's replay response, built from the order (id and time are known only here). */
   readonly response: (order: { readonly id: string; readonly filledAt: number }) => unknown
+  /** A bot's fill: its outbox id (the paper order carries it; a fill already recorded is not recorded again). */
+  readonly botFillId?: string
 }
 
 export interface CommittedOrder {
@@ -77,6 +79,8 @@ export interface BotFill {
    * it, when the account records the fill.
    */
   readonly at?: number
+  /** Its id in bot_fill_outbox: recorded at most once (see migration 16). */
+  readonly fillId?: string
 }
 
 export interface AccountsService {
@@ -351,7 +355,7 @@ export const makeAccountsLayer = (options: AccountsOptions = {}): Layer.Layer<Ac
               marketObject: p.market, outcome: p.outcome, action: p.action, contracts: p.fill.contracts,
               avgPrice: p.fill.avgPrice, cost: p.fill.cost, fee: p.fill.fee, unfilled: p.fill.unfilledContracts, filledAt,
               profit, source: p.source, botId: p.bot?.id ?? null, botName: p.bot?.name ?? null,
-              response: p.idempotencyKey === null ? null : p.response({ id, filledAt }),
+              response: p.idempotencyKey === null ? null : p.response({ id, filledAt }), botFillId: p.botFillId ?? null,
             }
             return Effect.succeed({ fill, order, profit, before })
           })
@@ -381,6 +385,7 @@ export const makeAccountsLayer = (options: AccountsOptions = {}): Layer.Layer<Ac
             return Exit.succeed<PreparedOrder>({
               ref: f.market, market: marketObjectOf(info), outcome: f.outcome, action: f.fill.action, fill: f.fill,
               source: "bot", bot: f.bot, idempotencyKey: null, requestHash: null, response: () => null,
+              ...(f.fillId === undefined ? {} : { botFillId: f.fillId }),
             })
           }, f.at).pipe(Effect.flatMap((c) => (c === null ? Effect.dieMessage("recordBotFill: not recorded") : Effect.succeed(c)))),
         botHoldings: (accountId, botId) =>

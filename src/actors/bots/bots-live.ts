@@ -4,10 +4,15 @@
 // `flushEveryMs`; the rest on shutdown), then hands their fills to the paper accounts (when the Accounts
 // service runs) so trader and signal bot holdings show in GET /v2/paper. Operations persist their own
 // changes at once (`persist`) before they answer. Actors never touch the database; this layer does.
-import type { SqlClient } from "@effect/sql"
+// A fill is stored in the outbox in the same transaction as the bot that made it, and recorded on the
+// account with the outbox id: a crash between the two leaves the fill in the outbox, recorded at the next
+// start (src/store/bot-fills.ts), so a bot's trades and its account never disagree.
+import { randomUUID } from "node:crypto"
+import { SqlClient } from "@effect/sql"
 import { Context, Duration, Effect, Layer, Option, PubSub, Queue } from "effect"
 import { OrderedFeed } from "../../intel/intel-bus.js"
 import { webhookSink } from "../../webhooks/sink.js"
+import { BotFills, type OutboxFill } from "../../store/bot-fills.js"
 import { BotStore, type BotSave } from "../../store/bots.js"
 import { Accounts } from "../accounts/registry.js"
 import { Markets } from "../markets/market-bus.js"
@@ -58,7 +63,13 @@ export const makeBotsLayer = (options: BotsOptions = {}): Layer.Layer<Bots, neve
       const sqlContext = yield* Effect.context<SqlClient.SqlClient>()
       // Subscribed before the store is read, so events published meanwhile wait in the subscription.
       const events = yield* PubSub.subscribe(yield* OrderedFeed)
-      const fills = yield* Queue.unbounded<BotTraded>()
+      /**
+       * Fills the bots made, not yet in the outbox (taken synchronously with the dirty bots they go with);
+       * none without accounts (nothing would ever record them).
+       */
+      const fills: Array<OutboxFill> = []
+      /** Fills durable in the outbox, not yet paper orders. */
+      const outboxed: Array<OutboxFill> = []
       const reads: MarketReads = {
         info: (ref) => markets.info(ref),
         book: (ref) => markets.book(ref),
@@ -67,7 +78,9 @@ export const makeBotsLayer = (options: BotsOptions = {}): Layer.Layer<Bots, neve
         openRefs: () => markets.openRefs(),
         contractsOfEvent: (ref) => markets.contractsOfEvent(ref),
       }
-      const registry = new BotRegistry(reads, (event) => void fills.unsafeOffer(event))
+      const registry = new BotRegistry(reads, (event) => {
+        if (Option.isSome(accounts)) fills.push(outboxOf(event))
+      })
       const saved = new SavedTrades()
       const restored = registry.restore(yield* BotStore.load)
       yield* Effect.logInfo(`bots restored: ${restored}`)
@@ -102,13 +115,48 @@ export const makeBotsLayer = (options: BotsOptions = {}): Layer.Layer<Bots, neve
         }))
       }
 
-      /** Stores every dirty bot, then records the fills that went with them on the paper accounts. */
+      /** A fill as the outbox keeps it. */
+      function outboxOf(f: BotTraded): OutboxFill {
+        return {
+          id: randomUUID(), accountId: f.accountId,
+          fill: {
+            bot: { id: f.botId, name: registry.context(f.botId)?.name ?? f.botId },
+            market: f.market.contract, outcome: f.outcome, fill: f.fill, at: f.at,
+          },
+        }
+      }
+      const takeFills = (botId?: string): Array<OutboxFill> => {
+        if (botId === undefined) return fills.splice(0)
+        const mine = fills.filter((f) => f.fill.bot.id === botId)
+        if (mine.length > 0) fills.splice(0, fills.length, ...fills.filter((f) => f.fill.bot.id !== botId))
+        return mine
+      }
+
+      /** Records outboxed fills on the paper accounts, in order; one that fails stays in the outbox for the next start. */
+      const recordOutboxed = Effect.gen(function* () {
+        if (Option.isNone(accounts) || outboxed.length === 0) return
+        const recorded: Array<string> = []
+        for (const f of outboxed.splice(0)) {
+          const ok = yield* accounts.value.recordBotFill(f.accountId, { ...f.fill, fillId: f.id }).pipe(
+            Effect.as(true),
+            Effect.catchAllCause((cause) => Effect.as(Effect.logError("bots: recording a fill on the paper account failed (kept for the next start)", cause), false)),
+          )
+          if (ok) recorded.push(f.id)
+        }
+        if (recorded.length > 0) yield* BotFills.done(recorded)
+      })
+
+      /** Stores every dirty bot with its fills (one transaction), then records the fills on the paper accounts. */
       const flushNow = Effect.uninterruptible(Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        // Taken in one synchronous step: every fill taken belongs to a bot state saved with it.
         const saves = registry.drainDirty().map(saveOf).filter((s): s is BotSave => s !== null)
-        if (saves.length > 0) {
-          // One statement for all; when it fails, each bot alone, so one snapshot the store refuses never
-          // holds back the others (it stays dirty, retried next round, and is logged).
-          const stored = yield* BotStore.save(saves).pipe(
+        const taken = takeFills()
+        if (saves.length > 0 || taken.length > 0) {
+          // One transaction for all; when it fails, each bot alone, so one snapshot the store refuses never
+          // holds back the others (it stays dirty, retried next round, and is logged), then the fills.
+          const stored = yield* sql.withTransaction(Effect.zipRight(BotStore.save(saves), BotFills.insert(taken))).pipe(
+            Effect.orDie,
             Effect.as(saves),
             Effect.catchAllCause(() =>
               Effect.map(Effect.forEach(saves, (s) =>
@@ -122,20 +170,24 @@ export const makeBotsLayer = (options: BotsOptions = {}): Layer.Layer<Bots, neve
                       }),
                       Effect.as(Effect.logError(`bots: persisting bot ${s.id} failed; retrying next round`, cause), []),
                     )),
-                )), (each) => each.flat())),
+                )), (each) => each.flat()).pipe(
+                Effect.zipLeft(BotFills.insert(taken).pipe(
+                  Effect.catchAllCause((cause) => Effect.logError("bots: storing fills in the outbox failed; recording them anyway", cause)),
+                )),
+              )),
           )
+          outboxed.push(...taken)
           publishTrades(stored)
         }
-        const pending = yield* Queue.takeAll(fills)
-        if (Option.isSome(accounts)) {
-          for (const f of pending) {
-            yield* accounts.value.recordBotFill(f.accountId, {
-              bot: { id: f.botId, name: registry.context(f.botId)?.name ?? f.botId },
-              market: f.market.contract, outcome: f.outcome, fill: f.fill, at: f.at,
-            }).pipe(Effect.catchAllCause((cause) => Effect.logError("bots: recording a fill on the paper account failed", cause)))
-          }
-        }
+        yield* recordOutboxed
       })).pipe(Effect.provide(sqlContext))
+
+      // What a crash left between a bot's save and its paper order: recorded now, before any new fill.
+      if (Option.isSome(accounts)) {
+        outboxed.push(...(yield* BotFills.pending.pipe(Effect.provide(sqlContext))))
+        if (outboxed.length > 0) yield* Effect.logInfo(`bots: recording ${outboxed.length} fills a crash left in the outbox`)
+        yield* recordOutboxed.pipe(Effect.provide(sqlContext))
+      }
 
       yield* Effect.addFinalizer(() => flushNow)
       yield* Effect.forkScoped(Effect.forever(
@@ -155,11 +207,18 @@ export const makeBotsLayer = (options: BotsOptions = {}): Layer.Layer<Bots, neve
             registry.dirty.delete(id)
             const s = saveOf(id)
             if (s === null) return Effect.void
-            return BotStore.save([s]).pipe(
-              Effect.tap(() => Effect.sync(() => publishTrades([s]))),
+            // The bot's fills so far go with it (a market bot's buy at creation); the flush records them.
+            const taken = takeFills(id)
+            return Effect.flatMap(SqlClient.SqlClient, (sql) => sql.withTransaction(Effect.zipRight(BotStore.save([s]), BotFills.insert(taken)))).pipe(
+              Effect.orDie,
+              Effect.tap(() => Effect.sync(() => {
+                outboxed.push(...taken)
+                publishTrades([s])
+              })),
               Effect.tapErrorCause(() => Effect.sync(() => {
                 registry.dirty.add(id)
                 saved.forget(id)
+                fills.unshift(...taken)
               })),
             )
           }).pipe(Effect.provide(sqlContext)),

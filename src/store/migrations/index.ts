@@ -16,6 +16,7 @@ import recordPaperOrders from "./0012_record_paper_orders.js"
 import exitRuleTrail from "./0013_exit_rule_trail.js"
 import traderBotOnceLive from "./0014_trader_bot_once_live.js"
 import priceBars from "./0015_price_bars.js"
+import botFillOutbox from "./0016_bot_fill_outbox.js"
 
 export const loader = Migrator.fromRecord({
   "0001_foundation": foundation,
@@ -33,4 +34,5 @@ export const loader = Migrator.fromRecord({
   "0013_exit_rule_trail": exitRuleTrail,
   "0014_trader_bot_once_live": traderBotOnceLive,
   "0015_price_bars": priceBars,
+  "0016_bot_fill_outbox": botFillOutbox,
 })
