@@ -19,6 +19,8 @@ export interface VenueFeedsService {
   readonly venues: ReadonlyArray<Venue>
   /** True when every connection of every venue is open. */
   readonly connected: () => boolean
+  /** When a connection of the venue last dropped (its socket's clock), or null when none ever did. */
+  readonly lastDisconnectAt: (venue: Venue) => number | null
 }
 
 export class VenueFeeds extends Context.Tag("whalewatch/VenueFeeds")<VenueFeeds, VenueFeedsService>() {}
@@ -50,6 +52,10 @@ export const FeedsLive: Layer.Layer<VenueFeeds, ConfigError.ConfigError, FeedBus
       httpUrl: baseUrl.replace(/^ws(s?):/, "http$1:"),
       venues: client.venues,
       connected: () => client.venues.every((venue) => venueHealth(client.sockets(venue).map((s) => s.counters.snapshot()))[0]?.connected === true),
+      lastDisconnectAt: (venue) => {
+        const times = client.sockets(venue).flatMap((s) => (s.counters.lastDisconnect === null ? [] : [s.counters.lastDisconnect.at]))
+        return times.length === 0 ? null : Math.max(...times)
+      },
     }
   }),
 )

@@ -8,7 +8,10 @@
 // is read up to `until`, so it covers everything the live feed may have missed before connecting. Then
 // the kept live events are applied, and the bus is followed. The overlap (live events from connecting
 // to `until`) is dropped by the pipeline's stable trade ids; a restart backfills only after the
-// `backfill_progress` time stored per venue.
+// `backfill_progress` time stored per venue. That time moves on while the live feed is stored: every
+// minute, to PROGRESS_LAG_MS before the flush that stored it, for each venue whose feed has not dropped
+// since the hand-over (a venue that dropped keeps the time before its drop, so the next start backfills
+// the gap too). A restart re-reads minutes, not everything since the previous start.
 //
 // From the hand-over on, what the pipeline records goes out on the IntelBus, and the OrderedFeed gets
 // the same events with the market events bots act on (prices, lifecycle) in the order they were handled.
@@ -28,6 +31,23 @@ import { backfilledUntil, persistIntel, restorePipeline, setBackfilledUntil, sto
 import { BARS_KEPT_MS, PriceBarStore } from "../store/price-bars.js"
 import { MarketStore } from "../store/markets.js"
 import { DAY_MS } from "./config.js"
+
+/** How far behind a live flush the stored backfill time stays: events still queued, trades the venue_b join holds, clock skew. */
+export const PROGRESS_LAG_MS = 5 * 60_000
+/** How often the live feed's stored time is written. */
+const PROGRESS_EVERY_MS = 60_000
+
+/**
+ * Each venue's backfill time after a live flush that began at `at`: PROGRESS_LAG_MS before it, or before the
+ * venue's last drop when that came after the hand-over (the gap is then the next start's to backfill).
+ */
+export const liveProgress = (
+  venues: ReadonlyArray<Venue>, handedOverAt: number, at: number, lastDisconnectAt: (venue: Venue) => number | null,
+): ReadonlyArray<readonly [Venue, number]> =>
+  venues.map((venue) => {
+    const dropped = lastDisconnectAt(venue)
+    return [venue, (dropped !== null && dropped > handedOverAt ? Math.min(at, dropped) : at) - PROGRESS_LAG_MS] as const
+  })
 import { carriedInOrder, IntelBus, OrderedFeed } from "./intel-bus.js"
 import { IntelPipeline } from "./pipeline.js"
 import type { RecordRow, SummaryFigures } from "./records.js"
@@ -117,7 +137,19 @@ export const makeIntelLayer = (options: IntelLiveOptions = {}): Layer.Layer<Inte
           if (live.following) for (const event of chunk) follow(event)
           else for (const event of chunk) live.kept.push(event)
         }))))
-      yield* Effect.forkScoped(Effect.forever(Effect.zipRight(Effect.sleep(Duration.millis(options.flushEveryMs ?? 500)), flush))
+      /** Set at the hand-over: from then on the live flushes move `backfill_progress` on. */
+      const progress = { handedOverAt: null as number | null, writtenAt: Number.NEGATIVE_INFINITY }
+      /** After a flush that began at `at`: each venue's stored time, as far as its unbroken live feed has been stored. */
+      const advanceProgress = (at: number) => Effect.gen(function* () {
+        const handedOverAt = progress.handedOverAt
+        if (handedOverAt === null || at - progress.writtenAt < PROGRESS_EVERY_MS) return
+        progress.writtenAt = at
+        for (const [venue, until] of liveProgress(feeds.venues, handedOverAt, at, feeds.lastDisconnectAt)) {
+          yield* setBackfilledUntil(venue, until)
+        }
+      })
+      const liveFlush = Effect.flatMap(Clock.currentTimeMillis, (at) => Effect.zipRight(flush, Effect.orDie(advanceProgress(at))))
+      yield* Effect.forkScoped(Effect.forever(Effect.zipRight(Effect.sleep(Duration.millis(options.flushEveryMs ?? 500)), liveFlush))
         .pipe(Effect.catchAllCause(Effect.logError)))
       yield* Effect.addFinalizer(() => flush.pipe(Effect.catchAllCause(Effect.logError)))
 
@@ -175,6 +207,8 @@ export const makeIntelLayer = (options: IntelLiveOptions = {}): Layer.Layer<Inte
           live.following = true
         })
         yield* flush
+        progress.handedOverAt = until
+        progress.writtenAt = until
         yield* Ref.set(state, { _tag: "done", rows: result.rows, ms })
       })
       yield* Effect.forkScoped(run.pipe(Effect.catchAllCause((cause) =>
