@@ -29,7 +29,11 @@ export interface FanoutService {
   readonly size: () => number
 }
 
-export const FANOUT_CHANNEL = "ww:intel-events"
+/**
+ * The channel of a deployment on Redis database `db`. Pub/sub ignores the database number, so the channel
+ * names it: deployments that keep their counters apart by database keep their events apart too.
+ */
+export const fanoutChannel = (db: number): string => `ww:${db}:intel-events`
 
 /** How many recent event keys are remembered for de-duplication. */
 const SEEN = 65_536
@@ -163,7 +167,7 @@ export class Fanout extends Context.Tag("whalewatch/sse/Fanout")<Fanout, FanoutS
       Fanout,
       Effect.gen(function* () {
         const client = yield* Redis
-        const channel = options.channel ?? FANOUT_CHANNEL
+        const channel = options.channel ?? fanoutChannel(client.options.db ?? 0)
         const node = randomBytes(8).toString("hex")
         const dispatcher = new Dispatcher()
         const subscriber = yield* Effect.acquireRelease(
