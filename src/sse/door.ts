@@ -49,7 +49,7 @@ const HEADERS = {
   "x-accel-buffering": "no",
 }
 
-const serveStream = (options: StreamDoorOptions) =>
+const serveStream = (options: StreamDoorOptions, closing: Deferred.Deferred<void>) =>
   Effect.gen(function* () {
     const request = yield* HttpServerRequest.HttpServerRequest
     const auth = yield* RequireRead
@@ -86,7 +86,9 @@ const serveStream = (options: StreamDoorOptions) =>
           if (text !== null) write(text)
         },
       })
-      const last = yield* Effect.raceFirst(session.run({ write }), Effect.as(Deferred.await(dropped), null))
+      // The connection ends when the session does, when the client is dropped, or when the door closes
+      // (a shutdown must not wait for every client to leave).
+      const last = yield* Effect.raceAll([session.run({ write }), Effect.as(Deferred.await(dropped), null), Effect.as(Deferred.await(closing), null)])
       if (last !== null) write(last)
     }).pipe(Effect.scoped, Effect.provideService(Counters, counters), Effect.ensuring(Scope.close(scope, Exit.void)))
     return HttpServerResponse.stream(Stream.drain(Stream.fromEffect(live)), { headers: HEADERS })
@@ -101,10 +103,13 @@ export const streamMiddleware = (options: StreamDoorOptions = {}) =>
     const [auth, counters, fanout] = yield* Effect.all([RequireRead, Counters, Fanout])
     // One ticker for every stream this door opens, for the door's life.
     const sessions: StreamDoorOptions = { ...options, ticker: yield* makeStreamTicker(options.tickMs) }
+    // Done when the door closes (shutdown): every open stream ends, so the server's close does not wait on them.
+    const closing = yield* Deferred.make<void>()
+    yield* Effect.addFinalizer(() => Deferred.done(closing, Exit.void))
     return (app: HttpApp.Default): HttpApp.Default<never, HttpRouter.HttpRouter.Provided> =>
       Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) => {
         if (!isStreamRequest(request)) return app
-        return serveStream(sessions).pipe(
+        return serveStream(sessions, closing).pipe(
           Effect.provideService(RequireRead, auth),
           Effect.provideService(Counters, counters),
           Effect.provideService(Fanout, fanout),

@@ -171,6 +171,16 @@ describe("GET /v2/stream", () => {
     expect(tomorrow.status).toBe(200)
   })
 
+  it("a shutdown ends the open streams instead of waiting for their clients to leave", async () => {
+    const server = await startStreamServer({ keys })
+    const client = await sse(server)
+    await connected(client)
+    const closed = server.close().then(() => "closed")
+    const outcome = await Promise.race([closed, new Promise((r) => setTimeout(() => r("still waiting"), 5_000))])
+    expect(outcome).toBe("closed")
+    await client.ended
+  })
+
   it("pings every 25 seconds of clock", async () => {
     const clock = manualClock(Date.UTC(2026, 0, 15, 12, 0, 0))
     const server = await start({ clock: clock.layer })
