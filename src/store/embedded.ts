@@ -65,14 +65,36 @@ const addressOf = (lock: LockFile): Option.Option<EmbeddedAddress> =>
 /** Dirs this process hosts: a second open from the same process is refused like one from another. */
 const hostedHere = new Set<string>()
 
-const processAlive = (pid: number): boolean => {
+/**
+ * When the process `pid` started (epoch ms), from Linux's /proc (start ticks after boot, at the usual 100
+ * ticks a second); null where that cannot be read.
+ */
+const processStartedAt = (pid: number): number | null => {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8")
+    // Fields after the command name (which may hold spaces) in parentheses; starttime is field 22.
+    const ticks = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19])
+    const boot = Number(/^btime (\d+)$/m.exec(readFileSync("/proc/stat", "utf8"))?.[1])
+    return Number.isFinite(ticks) && Number.isFinite(boot) ? boot * 1000 + ticks * 10 : null
+  } catch {
+    return null
+  }
+}
+
+/**
+ * Whether the lock's process still runs. A pid the system gave to another process since (after a kill -9)
+ * is not ours: one that is not node, or one that started after the lock was written.
+ */
+const processAlive = (pid: number, lockedAt: number): boolean => {
   if (pid === process.pid) return false // a lock naming us is a leftover (pid reuse after a restart)
   try {
     process.kill(pid, 0)
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "EPERM") return false
   }
-  // A reused pid that belongs to something other than node is not ours.
+  const started = processStartedAt(pid)
+  // Two seconds of slack: boot time is whole seconds, start time is in ticks.
+  if (started !== null && Number.isFinite(lockedAt) && started > lockedAt + 2_000) return false
   try {
     return readFileSync(`/proc/${pid}/cmdline`, "utf8").includes("node")
   } catch {
@@ -96,7 +118,7 @@ const readLock = (dataDir: string): LockState => {
   if (Option.isNone(lock)) return { _tag: "Stale", raw }
   const absolute = resolve(dataDir)
   if (lock.value.pid === process.pid && hostedHere.has(absolute)) return { _tag: "Live", lock: lock.value }
-  return processAlive(lock.value.pid) ? { _tag: "Live", lock: lock.value } : { _tag: "Stale", raw }
+  return processAlive(lock.value.pid, Date.parse(lock.value.startedAt)) ? { _tag: "Live", lock: lock.value } : { _tag: "Stale", raw }
 }
 
 /** Writes a whole file under a temporary name first, so a reader never sees half a lock. */

@@ -252,6 +252,21 @@ describe("lock rules in process", () => {
     expect(existsSync(lockPath(dataDir))).toBe(false)
   }, 60_000)
 
+  it("takes over a stale lock whose pid now belongs to another node process (started after the lock)", async () => {
+    const other = spawn(process.execPath, ["-e", "setTimeout(() => {}, 60000)"])
+    try {
+      await new Promise((done) => other.on("spawn", done))
+      writeFileSync(lockPath(dataDir), JSON.stringify({ pid: other.pid, socket: join(dataDir, ".s.PGSQL.5432"), startedAt: "2020-01-01T00:00:00.000Z" }))
+      const lock = await Effect.runPromise(Effect.scoped(Effect.gen(function* () {
+        yield* hostTestDataDir(dataDir)
+        return JSON.parse(readFileSync(lockPath(dataDir), "utf8")) as Record<string, unknown>
+      })))
+      expect(lock["pid"]).toBe(process.pid)
+    } finally {
+      other.kill()
+    }
+  }, 60_000)
+
   it("refuses to open a dir this process already hosts", async () => {
     const outcome = await Effect.runPromise(Effect.scoped(Effect.gen(function* () {
       yield* hostTestDataDir(dataDir)
