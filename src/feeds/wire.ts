@@ -101,10 +101,13 @@ export const price = (value: unknown, what: string): number => {
   return n >= 0 && n <= 1 ? n : bad(`${what} is not a price in 0..1`)
 }
 
-/** A non-negative size. */
+/** Sizes above this are not a venue's (a trillion contracts): arithmetic on them would overflow. */
+export const MAX_SIZE = 1e12
+
+/** A non-negative size, at most MAX_SIZE. */
 export const size = (value: unknown, what: string): number => {
   const n = decimalOrNaN(value)
-  return n >= 0 ? n : bad(`${what} is not a size`)
+  return n >= 0 && n <= MAX_SIZE ? n : bad(`${what} is not a size in 0..${MAX_SIZE}`)
 }
 
 /** Kills the float noise of `1 − p` and cents arithmetic: venue prices have at most 6 decimals. */

@@ -5,7 +5,7 @@
 import type { Decoded, FeedEvent, FeedTrader, Level } from "../../domain/feed-events.js"
 import type { Venue } from "../../domain/enums.js"
 import {
-  EMPTY, NOT_JSON, array, bad, categoryKind, complement, decimalOrNaN, epochOrNaN, isRecord, isoOrNaN, optionalString,
+  EMPTY, MAX_SIZE, NOT_JSON, array, bad, categoryKind, complement, decimalOrNaN, epochOrNaN, isRecord, isoOrNaN, optionalString,
   parseText, reasonOf, record, rejectedOnly, string,
 } from "../wire.js"
 
@@ -99,7 +99,7 @@ const bids = (value: unknown, cents: boolean, what: string): Array<Level> => {
     const p = cents ? dollarsOrCents(undefined, pair[0]) : decimalOrNaN(pair[0])
     const count = decimalOrNaN(pair[1])
     if (!(p >= 0 && p <= 1)) return bad(`${what} price is not a price`)
-    if (!(count >= 0)) return bad(`${what} count is not a count`)
+    if (!(count >= 0 && count <= MAX_SIZE)) return bad(`${what} count is not a count`)
     if (count > 0) result.push({ price: p, size: count })
   }
   return result
@@ -137,7 +137,7 @@ const delta = (venue: Venue, msg: Record<string, unknown>, receivedAt: number, o
   const p = priceOf(msg["price_dollars"], msg["price"], "price")
   const raw = msg["delta_fp"] !== undefined ? msg["delta_fp"] : msg["delta"]
   const change = decimalOrNaN(raw)
-  if (!Number.isFinite(change)) return bad("delta is not a number")
+  if (!(Math.abs(change) <= MAX_SIZE)) return bad("delta is not a number of contracts")
   out.push({
     _tag: "BookDelta",
     venue,
@@ -175,7 +175,7 @@ const trade = (config: KalshiVenue, msg: Record<string, unknown>, receivedAt: nu
     ? complement(yesPrice)
     : priceOf(msg["no_price_dollars"], msg["no_price"], "no price")
   const count = decimalOrNaN(msg["count_fp"] !== undefined ? msg["count_fp"] : msg["count"])
-  if (!(count > 0)) return bad("count is not a positive count")
+  if (!(count > 0 && count <= MAX_SIZE)) return bad("count is not a positive count")
   out.push({
     _tag: "TradePrinted",
     venue: config.venue,
@@ -195,7 +195,7 @@ const trade = (config: KalshiVenue, msg: Record<string, unknown>, receivedAt: nu
 const optionalCount = (fp: unknown, legacy: unknown): number | null => {
   if (fp === undefined && legacy === undefined) return null
   const n = decimalOrNaN(fp !== undefined ? fp : legacy)
-  return n >= 0 ? n : bad("volume is not a count")
+  return n >= 0 && n <= MAX_SIZE ? n : bad("volume is not a count")
 }
 
 /**

@@ -252,6 +252,15 @@ describe("venue_b hand-written frames", () => {
     expect(decodeVenueB({ ...frame, winning_asset_id: 7 }, AT).rejected[0]?.reason).toMatch(/winning_asset_id/)
   })
 
+  it("a size past a trillion contracts is rejected (1e308 overflowed to an Infinity the Schema refused; CI's property run)", () => {
+    const row = {
+      proxyWallet: "0xa0f21e6d351baa9185716b5c00c2925ed9621848", side: "BUY", asset: "1", conditionId: "0x1", price: 0.152,
+      timestamp: 1781288632, title: "T", outcome: "Yes", outcomeIndex: 0, name: "", pseudonym: "P", transactionHash: "0xc3",
+    }
+    expect(decodeVenueB([{ ...row, size: 1e308 }], AT).rejected.map((r) => r.reason)).toEqual(["size is not a size in 0..1000000000000"])
+    expect(decodeVenueB([{ ...row, size: 1e12 }], AT).events).toHaveLength(1)
+  })
+
   it("PONG is a heartbeat: nothing decoded, nothing rejected", () => {
     expect(decodeVenueB("PONG", AT)).toEqual({ events: [], rejected: [] })
   })
