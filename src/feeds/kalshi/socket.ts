@@ -64,6 +64,9 @@ interface BookSid {
   askedAt: number
 }
 
+/** Commands remembered while their answer is awaited. */
+const MAX_UNANSWERED = 1_024
+
 /** A command sent whose answer matters: a refused one changes what the session does next. */
 type Sent = { readonly kind: "snapshot"; readonly sid: number } | { readonly kind: "subscribe" }
 
@@ -99,7 +102,11 @@ export const kalshiSession = (options: KalshiSessionOptions): StreamSession => {
 
   const command = (cmd: string, params: Record<string, unknown>, what?: Sent): string => {
     const id = nextId++
-    if (what !== undefined) sent.set(id, what)
+    if (what !== undefined) {
+      sent.set(id, what)
+      // A venue that never answers some commands must not grow this for a connection's life: oldest out.
+      if (sent.size > MAX_UNANSWERED) sent.delete(sent.keys().next().value as number)
+    }
     return JSON.stringify({ id, cmd, params })
   }
 
