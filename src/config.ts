@@ -5,14 +5,19 @@ import { Config, Option } from "effect"
  * A whole number written as plain digits, from 0 to `max`: `Config.integer` would take "" as 0, "0x10" as 16
  * and "1e1" as 10.
  */
+export const isWholeNumberText = (text: string, max: number): boolean => /^\d{1,10}$/.test(text) && Number(text) <= max
+
+export const MAX_PORT = 65_535
+export const portMessage = (name: string): string => `${name} must be a TCP port from 0 to ${MAX_PORT}`
+
 const wholeNumber = (name: string, fallback: number, max: number, message: string) =>
   Config.string(name).pipe(
-    Config.validate({ message, validation: (s) => /^\d{1,10}$/.test(s) && Number(s) <= max }),
+    Config.validate({ message, validation: (s) => isWholeNumberText(s, max) }),
     Config.map(Number),
     Config.withDefault(fallback),
   )
 
-const port = (name: string, fallback: number) => wholeNumber(name, fallback, 65_535, `${name} must be a TCP port from 0 to 65535`)
+const port = (name: string, fallback: number) => wholeNumber(name, fallback, MAX_PORT, portMessage(name))
 
 const url = (name: string, schemes: ReadonlyArray<string>) =>
   Config.option(

@@ -7,6 +7,7 @@
 // The command only wires the client to a file; it decodes nothing itself (decoded counts are shown
 // at the end, from the client's own counters).
 import { createWriteStream, type WriteStream } from "node:fs"
+import { isWholeNumberText, MAX_PORT, portMessage } from "../config.js"
 import { VENUES, type Venue } from "../domain/enums.js"
 import { startFeeds, type FeedClient, type FeedClientOptions } from "./client.js"
 import type { StreamName } from "./counters.js"
@@ -33,7 +34,7 @@ export const parseRecordArgs = (argv: ReadonlyArray<string>, env: Readonly<Recor
   let out: string | undefined
   let seconds: number | null = null
   const simPort = env["SIM_PORT"] ?? "8090"
-  if (!/^\d{1,5}$/.test(simPort) || Number(simPort) > 65_535) return "SIM_PORT must be a TCP port from 0 to 65535"
+  if (!isWholeNumberText(simPort, MAX_PORT)) return portMessage("SIM_PORT")
   let url = `ws://127.0.0.1:${simPort}`
   for (let i = 0; i < argv.length; i++) {
     const flag = argv[i]
