@@ -85,7 +85,7 @@ export class Replayer {
       return null
     }
     if ("sent" in line) return null
-    c.counters.frame(Buffer.byteLength(line.frame), line.t)
+    c.counters.frame(line.bytes ?? Buffer.byteLength(line.frame), line.t)
     const out = c.session.frame(line.frame, line.t)
     for (const r of out.rejected) c.counters.reject(r.reason)
     c.counters.resyncs += out.resyncs

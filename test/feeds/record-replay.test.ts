@@ -79,6 +79,23 @@ describe("record and replay", () => {
     expect(got).toEqual([1000, 3000, 7000])
   })
 
+  it("counts a replayed frame's UTF-8 bytes, as a live socket counts the buffer it received", () => {
+    const text = [
+      JSON.stringify({ t: 1, venue: "venue_b", stream: "market", conn: "market#0", event: "connected", url: "ws://x" }),
+      JSON.stringify({ t: 2, venue: "venue_b", stream: "market", conn: "market#0", frame: "PONG" }),
+      JSON.stringify({ t: 3, venue: "venue_b", stream: "market", conn: "market#0", frame: "{\"q\":\"é€\"}" }), // 2 + 3 bytes
+    ].join("\n")
+    const lines = parseRecording(text)
+    expect(lines.map((l) => ("frame" in l ? l.bytes : null))).toEqual([null, 4, 13])
+    const replayer = new Replayer()
+    for (const line of lines) replayer.step(line)
+    expect(replayer.connections()[0]).toMatchObject({ frames: 2, bytes: 17 })
+    // A line built by hand (no `bytes`) is measured when replayed.
+    const byHand = new Replayer()
+    for (const line of lines) byHand.step("frame" in line ? { t: line.t, venue: line.venue, stream: line.stream, conn: line.conn, frame: line.frame } : line)
+    expect(byHand.connections()[0]).toMatchObject({ frames: 2, bytes: 17 })
+  })
+
   it("parses the record command's arguments", () => {
     expect(parseRecordArgs(["--venue", "venue_a", "--out", "a.jsonl", "--seconds", "5"], { SIM_PORT: "9000" })).toEqual({
       venues: ["venue_a"], out: "a.jsonl", seconds: 5, url: "ws://127.0.0.1:9000",
