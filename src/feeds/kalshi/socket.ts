@@ -21,6 +21,7 @@ import type { FeedSink, Edge, Heartbeat, SessionOutput, StreamSession, Tap } fro
 import { FeedSocket, NOTHING } from "../socket.js"
 import { isRecord } from "../wire.js"
 import type { KalshiDecoder } from "./decode.js"
+import { scanDelta } from "./scan.js"
 import { SequenceTracker, sequenceOf } from "./sequence.js"
 import { decodeVenueA } from "../venue_a/decode.js"
 import { decodeVenueD } from "../venue_d/decode.js"
@@ -243,11 +244,13 @@ export const kalshiSession = (options: KalshiSessionOptions): StreamSession => {
       gaps = 0
       reconnect = null
       replies.length = 0
-      let frame: unknown
-      try {
-        frame = JSON.parse(text)
-      } catch {
-        return { ...NOTHING, ...decode(text, receivedAt) } // the decoder names the rejection
+      let frame: unknown = scanDelta(text) // most frames: the common delta shape, read without JSON.parse
+      if (frame === null) {
+        try {
+          frame = JSON.parse(text)
+        } catch {
+          return { ...NOTHING, ...decode(text, receivedAt) } // the decoder names the rejection
+        }
       }
       if (!isRecord(frame)) return { ...NOTHING, ...decode(frame, receivedAt) }
       const type = frame["type"]
