@@ -8,6 +8,7 @@ import {
   EMPTY, NOT_JSON, array, bad, categoryKind, decimalOrNaN, decodeEach, epoch, epochOrNaN, isRecord, isoOrNaN,
   optionalString, parseText, price, record, rejectedOnly, round6, size, string,
 } from "../wire.js"
+import { scanPriceChange } from "./scan.js"
 
 const VENUE = "venue_b" as const
 
@@ -15,7 +16,7 @@ const VENUE = "venue_b" as const
 export const decodeVenueB = (frame: unknown, receivedAt: number): Decoded => {
   if (typeof frame === "string") {
     if (frame === "PONG" || frame === "PING") return EMPTY
-    const value = parseText(frame)
+    const value = scanPriceChange(frame) ?? parseText(frame) // most frames: price_change, read without JSON.parse
     if (value === NOT_JSON) return rejectedOnly(VENUE, "not JSON")
     return decodeEach(VENUE, value, (item, out) => decodeObject(item, receivedAt, out))
   }
