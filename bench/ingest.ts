@@ -9,9 +9,9 @@
 // printed unless `blockingEveryFrames` is 0.
 // Frames are stepped through the Replayer one recorded line at a time, as a socket hands the session
 // one frame at a time (no generator between them: it cost 3% of the replay).
-// Every figure is the best of RUNS runs (JSON.parse, in memory, and each store policy, every store run
-// from empty tables), so the ratios compare like with like on a busy machine (the store figures used
-// to be a single run against the best of three JSON.parse runs).
+// Every figure is the best of RUNS runs (env RUNS, default 5: JSON.parse, in memory, and each store
+// policy, every store run from empty tables), so the ratios compare like with like on a busy machine
+// (the store figures used to be a single run against the best of three JSON.parse runs).
 // Run: node --import tsx bench/ingest.ts [simulatedMinutes=10] [persistEveryMs=250] [blockingEveryFrames=5000]
 import { existsSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -31,7 +31,7 @@ import { startSimFeed } from "../test/support/sim-feeds.js"
 const MINUTES = Number(process.argv[2] ?? 10)
 const PERSIST_MS = Number(process.argv[3] ?? 250)
 const BLOCKING_EVERY = Number(process.argv[4] ?? 5_000)
-const RUNS = 3
+const RUNS = Number(process.env["RUNS"] ?? 5)
 const file = join(tmpdir(), `whalewatch-ingest-${MINUTES}min.jsonl`)
 
 const record = async (): Promise<string> => {

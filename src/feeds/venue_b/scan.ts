@@ -32,13 +32,23 @@ const COMMA = 44
 const MAX_INTERNED = 200_000
 const interned = new Map<string, string>()
 
+/** The two ids interned last: a frame's entries mostly alternate between a market's two tokens. */
+let recent0 = ""
+let recent1 = ""
+
 const intern = (id: string): string => {
-  const known = interned.get(id)
-  if (known !== undefined) return known
-  if (interned.size >= MAX_INTERNED) interned.clear()
-  const copy = id.split("").join("") // a flat copy, code unit for code unit: the slice's frame is not kept
-  interned.set(copy, copy)
-  return copy
+  // Comparing text is cheaper than hashing it for the map (a slice's hash is computed anew each time).
+  if (id === recent0) return recent0
+  if (id === recent1) return recent1
+  let known = interned.get(id)
+  if (known === undefined) {
+    if (interned.size >= MAX_INTERNED) interned.clear()
+    known = id.split("").join("") // a flat copy, code unit for code unit: the slice's frame is not kept
+    interned.set(known, known)
+  }
+  recent1 = recent0
+  recent0 = known
+  return known
 }
 
 /** The entries of a `price_changes` list starting at `at` (its `[`), and where the list ends; or null. */
