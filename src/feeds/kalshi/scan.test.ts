@@ -3,18 +3,12 @@
 // and the session gives the same output either way.
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
+import { nearText, parseOrNull } from "../../../test/support/near-text.js"
 import { kalshiSession } from "./socket.js"
 import { scanDelta } from "./scan.js"
 
 const DOC_DELTA = `{"type":"orderbook_delta","sid":2,"seq":3,"msg":{"market_ticker":"FED-23DEC-T3.00","market_id":"9b0f6b43-5b68-4f9f-9f02-9a2d1b8ac1a1","price_dollars":"0.960","delta_fp":"-54.00","side":"yes","ts":"2022-11-22T20:44:01Z","ts_ms":1669149841000}}`
 
-const parseOrNull = (text: string): unknown => {
-  try {
-    return JSON.parse(text)
-  } catch {
-    return null
-  }
-}
 
 /** A delta frame of the common shape, with arbitrary values in every slot (some the scanner must refuse). */
 const deltaFrame = fc.record({
@@ -35,14 +29,7 @@ const deltaFrame = fc.record({
   },
 }))
 
-/** A text near a delta frame: one character inserted, removed or replaced somewhere. */
-const mutated = fc.tuple(deltaFrame, fc.nat(), fc.constantFrom("insert", "remove", "replace"), fc.string({ minLength: 1, maxLength: 2, unit: "binary" }))
-  .map(([text, at, how, what]) => {
-    const i = at % (text.length + 1)
-    if (how === "insert") return text.slice(0, i) + what + text.slice(i)
-    if (how === "remove") return text.slice(0, i) + text.slice(i + 1)
-    return text.slice(0, i) + what + text.slice(i + 1)
-  })
+const mutated = nearText(deltaFrame)
 
 describe("scanDelta", () => {
   it("reads the venue's documented delta frame as JSON.parse does", () => {

@@ -4,19 +4,13 @@
 import { readFileSync } from "node:fs"
 import fc from "fast-check"
 import { describe, expect, it } from "vitest"
+import { nearText, parseOrNull } from "../../../test/support/near-text.js"
 import { decodeVenueB } from "./decode.js"
 import { scanPriceChange } from "./scan.js"
 
 const BURST = new URL("../../../test/fixtures/feeds/real/polymarket-market-channel-burst.json", import.meta.url)
 const realFrames = (JSON.parse(readFileSync(BURST, "utf8")) as ReadonlyArray<unknown>).map((frame) => JSON.stringify(frame))
 
-const parseOrNull = (text: string): unknown => {
-  try {
-    return JSON.parse(text)
-  } catch {
-    return null
-  }
-}
 
 const digits = fc.stringMatching(/^[1-9][0-9]{20,77}$/)
 const entry = fc.record({
@@ -38,14 +32,7 @@ const priceChangeFrame = fc.tuple(
   ? { market, price_changes: changes, timestamp, event_type: "price_change" }
   : { event_type: "price_change", market, timestamp, price_changes: changes }))
 
-/** A text near a frame: one or two characters inserted, removed or replaced somewhere. */
-const mutated = fc.tuple(priceChangeFrame, fc.nat(), fc.constantFrom("insert", "remove", "replace"), fc.string({ minLength: 1, maxLength: 2, unit: "binary" }))
-  .map(([text, at, how, what]) => {
-    const i = at % (text.length + 1)
-    if (how === "insert") return text.slice(0, i) + what + text.slice(i)
-    if (how === "remove") return text.slice(0, i) + text.slice(i + 1)
-    return text.slice(0, i) + what + text.slice(i + 1)
-  })
+const mutated = nearText(priceChangeFrame)
 
 const ONE = `{"market":"0xab","price_changes":[{"asset_id":"1","price":"0.4","size":"10","side":"BUY","hash":"h","best_bid":"0.4","best_ask":"0.6"}],"timestamp":"1700000000000","event_type":"price_change"}`
 
