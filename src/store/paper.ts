@@ -89,24 +89,33 @@ const COLUMNS = `id, account_id, seq, idempotency_key, request_hash, market, mar
  * Inserts orders (and their keys) in one statement; the ids actually inserted. An order whose key is
  * already held (unexpired) by another order is not inserted. Committed before it returns.
  */
+/**
+ * One call of record_paper_orders (migrations 0012, 0016), one array per column. The text is a constant
+ * run with `sql.unsafe`: building the same statement from a template with 22 interpolations cost
+ * ~0.45 ms an order on top of the statement's own ~0.9 ms (PostgreSQL, one order a call; bench in the
+ * README), and this is every paper order's path to its answer.
+ */
+const RECORD_ORDERS = `SELECT r AS id FROM record_paper_orders(
+  $1::text[], $2::text[], $3::float8[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
+  $9::text[], $10::float8[], $11::float8[], $12::float8[], $13::float8[], $14::float8[], $15::float8[],
+  $16::float8[], $17::text[], $18::text[], $19::text[], $20::text[], $21::text[], $22::bigint) AS r`
+
 const record = (orders: ReadonlyArray<StoredOrder>, now: number): Effect.Effect<ReadonlySet<string>, never, SqlClient.SqlClient> =>
   Effect.gen(function* () {
     if (orders.length === 0) return new Set<string>()
     const sql = yield* SqlClient.SqlClient
     const col = <A>(f: (o: StoredOrder) => A): Array<A> => orders.map(f)
-    // One call of record_paper_orders (migrations 0012, 0016): the statement below, planned once per connection.
-    const rows = yield* sql<{ id: string }>`
-      SELECT r AS id FROM record_paper_orders(
-        ${col((o) => o.id)}::text[], ${col((o) => o.accountId)}::text[], ${col((o) => o.seq)}::float8[],
-        ${col((o) => o.idempotencyKey)}::text[], ${col((o) => o.requestHash)}::text[], ${col((o) => o.market)}::text[],
-        ${col((o) => JSON.stringify(o.marketObject))}::text[], ${col((o) => o.outcome)}::text[],
-        ${col((o) => o.action)}::text[], ${col((o) => o.contracts)}::float8[], ${col((o) => o.avgPrice)}::float8[],
-        ${col((o) => o.cost)}::float8[], ${col((o) => o.fee)}::float8[], ${col((o) => o.unfilled)}::float8[],
-        ${col((o) => o.filledAt)}::float8[], ${col((o) => o.profit)}::float8[], ${col((o) => o.source)}::text[],
-        ${col((o) => o.botId)}::text[], ${col((o) => o.botName)}::text[],
-        ${col((o) => (o.idempotencyKey === null ? null : JSON.stringify(o.response)))}::text[], ${col((o) => o.botFillId)}::text[],
-        ${now - IDEMPOTENCY_RETENTION_MS}::bigint
-      ) AS r`
+    const rows = yield* sql.unsafe<{ id: string }>(RECORD_ORDERS, [
+      col((o) => o.id), col((o) => o.accountId), col((o) => o.seq),
+      col((o) => o.idempotencyKey), col((o) => o.requestHash), col((o) => o.market),
+      col((o) => JSON.stringify(o.marketObject)), col((o) => o.outcome),
+      col((o) => o.action), col((o) => o.contracts), col((o) => o.avgPrice),
+      col((o) => o.cost), col((o) => o.fee), col((o) => o.unfilled),
+      col((o) => o.filledAt), col((o) => o.profit), col((o) => o.source),
+      col((o) => o.botId), col((o) => o.botName),
+      col((o) => (o.idempotencyKey === null ? null : JSON.stringify(o.response))), col((o) => o.botFillId),
+      now - IDEMPOTENCY_RETENTION_MS,
+    ])
     return new Set(rows.map((r) => r.id))
   }).pipe(Effect.orDie, Effect.withSpan("PaperStore.record"))
 
