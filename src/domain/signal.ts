@@ -27,13 +27,18 @@ export const nonNegativeField = (name: string) =>
     Schema.nonNegative(says(`${name} must be a finite number, 0 or more`)),
   )
 
-/** Case-insensitive substring of the market name: 1..40 characters. */
-export const Keyword = boundedText(1, MAX_KEYWORD_LENGTH, `each keyword must be 1 to ${MAX_KEYWORD_LENGTH} characters`)
+/**
+ * Case-insensitive substring of the market name: 1..40 characters, not only spaces (a blank keyword
+ * would match every name with a space in it).
+ */
+export const Keyword = boundedText(1, MAX_KEYWORD_LENGTH, `each keyword must be 1 to ${MAX_KEYWORD_LENGTH} characters`).pipe(
+  Schema.filter((s) => s.trim().length > 0, { message: () => "each keyword must hold something other than spaces" }),
+)
 
 /** 1..10 keywords; a market matches when its name contains any. */
 export const Keywords = Schema.Array(Keyword).pipe(
-  Schema.minItems(MIN_KEYWORDS, says(`keywords must hold ${MIN_KEYWORDS} to ${MAX_KEYWORDS} words`)),
-  Schema.maxItems(MAX_KEYWORDS, says(`keywords must hold ${MIN_KEYWORDS} to ${MAX_KEYWORDS} words`)),
+  Schema.minItems(MIN_KEYWORDS, says(`signal.keywords must hold ${MIN_KEYWORDS} to ${MAX_KEYWORDS} words`)),
+  Schema.maxItems(MAX_KEYWORDS, says(`signal.keywords must hold ${MIN_KEYWORDS} to ${MAX_KEYWORDS} words`)),
 )
 
 const SignalFields = Schema.Struct({

@@ -51,11 +51,12 @@ export const argumentsSchema = (op: AnyOperation): Tool["inputSchema"] => {
   return top as Tool["inputSchema"]
 }
 
-const toolOf = (op: AnyOperation): Tool => ({
+export const toolOf = (op: AnyOperation): Tool => ({
   name: op.tool,
   description: `${op.summary} (${op.method} ${op.path.replace(/:(\w+)/g, "{$1}")})`,
   inputSchema: argumentsSchema(op),
-  annotations: { readOnlyHint: op.method === "GET", destructiveHint: op.method === "DELETE", openWorldHint: false },
+  // A read-scope operation changes nothing, whatever its method (backtests and queries are POSTs).
+  annotations: { readOnlyHint: op.method === "GET" || op.scope === "read", destructiveHint: op.method === "DELETE", openWorldHint: false },
 })
 
 const failed = (e: ApiError): CallToolResult => {

@@ -11,10 +11,13 @@
 //   request (defaults applied; venue, category, traders and keywords sorted and without repeats);
 //   an entry lives 10 minutes from when it was computed, on the Clock. Responses carry `x-cache: hit`
 //   (with `age`, the entry's age in seconds) or `x-cache: miss`.
-import { Clock, Effect } from "effect"
+// - While the startup backfill runs (GET /healthz waits for `backfill`) a score is answered but not
+//   cached: the history is still filling, and the same request a minute later must see more of it.
+import { Clock, Effect, Option } from "effect"
 import { BacktestRequest, BacktestScore, isSignalBacktest } from "../domain/backtest.js"
 import { BacktestHistoryService, type BacktestHistory } from "../intel/backtest-store.js"
 import { scoreSignal, scoreTrader } from "../intel/backtest.js"
+import { Health } from "./health.js"
 import { operation } from "./operation.js"
 
 export const BACKTEST_CACHE_MS = 10 * 60_000
@@ -40,6 +43,12 @@ const sortedSet = (values: ReadonlyArray<string> | undefined): ReadonlyArray<str
   values === undefined || values.length === 0 ? undefined : [...new Set(values)].sort()
 
 /** The cache key: the decoded request with its set-like lists in one order, keys in one order. */
+/** Whether the history is complete enough to cache a score: the backfill check is ready (or absent). */
+const historyComplete: Effect.Effect<boolean> = Effect.flatMap(Effect.serviceOption(Health), Option.match({
+  onNone: () => Effect.succeed(true),
+  onSome: (health) => Effect.map(health.report, (report) => report.checks["backfill"]?.ready ?? true),
+}))
+
 export const cacheKey = (request: BacktestRequest): string => {
   if (!isSignalBacktest(request)) return JSON.stringify(["trader", request.trader, request.days, request.sizing])
   const s = request.signal
@@ -67,13 +76,14 @@ export const runBacktest = operation({
       return hit.score
     }
     const score = isSignalBacktest(request) ? scoreSignal(history, request, now) : scoreTrader(history, request, now)
+    yield* ctx.setHeader("x-cache", "miss")
+    if (!(yield* historyComplete)) return score
     cache.delete(key)
     cache.set(key, { at: now, score })
     for (const [old, entry] of cache) {
       if (cache.size <= CACHE_ENTRIES && now - entry.at < BACKTEST_CACHE_MS) break
       cache.delete(old)
     }
-    yield* ctx.setHeader("x-cache", "miss")
     return score
   }),
 })

@@ -3,7 +3,7 @@
 // per-minute limit, the 10-minute cache (x-cache, age), a trader backtest with byCategory, and the
 // holdout, sweep and breakdown parts with their days, sizing and curves as encoded by the door.
 import { randomBytes } from "node:crypto"
-import { Layer, ManagedRuntime } from "effect"
+import { Context, Effect, Layer, ManagedRuntime } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { makeHttpServer, serverUrl } from "../../src/http/server.js"
 import { BacktestHistory, backtestHistoryOf } from "../../src/intel/backtest-store.js"
@@ -39,11 +39,16 @@ const countersLayer = (): Layer.Layer<Counters> => {
   return Counters.redis({ prefix: `test:backtest:${process.pid}:${randomBytes(4).toString("hex")}:` }).pipe(Layer.provide(Redis.layer(url)))
 }
 
+// One readiness registry, shared with the server, with a backfill check the tests turn on and off.
+const health = Context.get(Effect.runSync(Effect.scoped(Layer.build(Health.layer))), Health)
+let backfillDone = true
+Effect.runSync(health.register("backfill", Effect.sync(() => ({ ready: backfillDone, detail: backfillDone ? "done" : "running" }))))
+
 let url = ""
 let server: ManagedRuntime.ManagedRuntime<unknown, unknown> | undefined
 beforeAll(async () => {
   const runtime = ManagedRuntime.make(makeHttpServer([runBacktest], { port: 0, host: "127.0.0.1" }).pipe(
-    Layer.provide([keys, countersLayer(), Health.layer, CursorKey.layer("backtest-test"), backtestHistoryOf(history)]),
+    Layer.provide([keys, countersLayer(), Layer.succeed(Health, health), CursorKey.layer("backtest-test"), backtestHistoryOf(history)]),
     Layer.provide(clock.layer),
   ))
   url = await runtime.runPromise(serverUrl)
@@ -174,5 +179,27 @@ describe("POST /v2/backtest limits", () => {
     expect(fresh.headers.get("x-cache")).toBe("miss")
     expect(fresh.body.data.trades).toBe(first.body.data.trades + 1)
     clock.set(START)
+  })
+
+  it("does not cache a score computed while the startup backfill runs", async () => {
+    clock.set(START + 60_000 * 30)
+    const body = { signal: { venue: ["venue_a"] }, days: 20 }
+    backfillDone = false
+    try {
+      const first = await post(body, "e")
+      expect(first.headers.get("x-cache")).toBe("miss")
+      history.add(aTrade({ time: START + 60_000 * 29 }))
+      const during = await post(body, "e")
+      expect(during.headers.get("x-cache")).toBe("miss")
+      expect(during.body.data.trades).toBe(first.body.data.trades + 1) // the backfilled trade is counted at once
+      backfillDone = true
+      const done = await post(body, "e")
+      expect(done.headers.get("x-cache")).toBe("miss")
+      expect(done.body).toEqual(during.body)
+      expect((await post(body, "e")).headers.get("x-cache")).toBe("hit")
+    } finally {
+      backfillDone = true
+      clock.set(START)
+    }
   })
 })

@@ -4,7 +4,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { argumentsSchema } from "../../src/mcp/door.js"
+import { argumentsSchema, toolOf } from "../../src/mcp/door.js"
 import { registry } from "../../src/operations/registry.js"
 import { call } from "../support/http-client.js"
 import { startServer, type RunningServer } from "../support/http-server.js"
@@ -71,6 +71,15 @@ describe("MCP door: tools", () => {
     const read = await (await connect("ro")).listTools()
     expect(read.tools.map((t) => t.name).sort()).toEqual(testOperations.filter((op) => op.scope === "read").map((op) => op.tool).sort())
     expect(read.tools.map((t) => t.name)).not.toContain("create_thing")
+  })
+
+  it("marks every read-scope tool read-only, POST queries and backtests included, and DELETEs destructive", () => {
+    for (const op of registry) {
+      expect(toolOf(op).annotations).toEqual({ readOnlyHint: op.scope === "read", destructiveHint: op.method === "DELETE", openWorldHint: false })
+    }
+    const hints = Object.fromEntries(registry.map((op) => [op.tool, toolOf(op).annotations?.readOnlyHint]))
+    expect(hints["run_backtest"]).toBe(true)
+    expect(hints["place_paper_order"]).toBe(false)
   })
 
   it("answers a listing with the REST route's body, and the cursors work across both doors", async () => {

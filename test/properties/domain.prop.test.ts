@@ -189,6 +189,8 @@ describe("signal", () => {
     expectRefused(Signal, { keywords: [] }, "keywords must hold 1 to 10 words")
     expectRefused(Signal, { keywords: ["k".repeat(41)] }, "keywords.0: each keyword must be 1 to 40 characters")
     expectRefused(Signal, { keywords: [""] }, "each keyword must be 1 to 40 characters")
+    expectRefused(Signal, { keywords: ["ok", "   "] }, "keywords.1: each keyword must hold something other than spaces")
+    expectRefused(Signal, { keywords: [] }, "signal.keywords must hold 1 to 10 words")
   })
 
   it.prop("a generated signal with its bounds swapped is refused", [Signal], ([signal]) => {
