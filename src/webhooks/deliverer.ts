@@ -198,13 +198,20 @@ export const attempt = (delivery: DueDelivery) =>
   Effect.gen(function* () {
     const transport = yield* WebhookTransport
     const seconds = Math.floor((yield* Clock.currentTimeMillis) / 1000)
+    // The whole attempt has ATTEMPT_TIMEOUT_MS, answer and body included: the socket's own timeout only
+    // fires after that long without a byte, so a receiver trickling its answer would hold the attempt
+    // (and the batch after it) open for as long as it liked.
     const answer = yield* transport.post(delivery.url, {
       "content-type": "application/json",
       "user-agent": "whalewatch-webhooks/0.1",
       [SIGNATURE_HEADER]: sign(delivery.secret, delivery.body, seconds),
       "X-Service-Event": delivery.eventType,
       "X-Service-Delivery": delivery.id,
-    }, delivery.body)
+    }, delivery.body).pipe(Effect.timeoutTo({
+      duration: Duration.millis(ATTEMPT_TIMEOUT_MS),
+      onTimeout: (): Answer => ({ status: null, error: `no complete answer within ${ATTEMPT_TIMEOUT_MS / 1000} s` }),
+      onSuccess: (a) => a,
+    }))
     const now = yield* Clock.currentTimeMillis
     const attempts = delivery.attempts + 1
     const delivered = is2xx(answer.status)

@@ -4,7 +4,7 @@
 // 30 s × 2^(n−1) and the eighth failure abandons; deleting an endpoint drops what is pending; the send-time
 // address check; and the layer end to end (IntelBus and the accounts' sink → outbox → transport).
 import { SqlClient } from "@effect/sql"
-import { Effect, Layer, ManagedRuntime, PubSub } from "effect"
+import { Duration, Effect, Fiber, Layer, ManagedRuntime, PubSub, TestClock, TestContext } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { verify } from "../../src/domain/webhook-signature.js"
 import { IntelBus, type IntelEvent } from "../../src/intel/intel-bus.js"
@@ -12,7 +12,7 @@ import { IntelPipeline, type StoredTrade } from "../../src/intel/pipeline.js"
 import { deliveryIdOf, type OutboxEvent, WebhookDeliveries } from "../../src/store/webhook-deliveries.js"
 import { Webhooks } from "../../src/store/webhooks.js"
 import {
-  accountEventsOf, attempt, FIRST_RETRY_MS, makeWebhooksLayer, MAX_ATTEMPTS, outboxEventsOf, publicLookup, sendDue,
+  accountEventsOf, attempt, ATTEMPT_TIMEOUT_MS, FIRST_RETRY_MS, makeWebhooksLayer, MAX_ATTEMPTS, outboxEventsOf, publicLookup, sendDue,
   WebhookTransport, type WebhookTransportService,
 } from "../../src/webhooks/deliverer.js"
 import { WebhookSink } from "../../src/webhooks/sink.js"
@@ -165,6 +165,22 @@ describe("the outbox", () => {
     expect(row).toEqual({ attempts: MAX_ATTEMPTS, abandoned: true, last_status: 500, last_error: "answered 500" })
     clock.advance(24 * 3_600_000)
     expect(await run(sendDue)).toBe(0)
+  })
+
+  it("ends an attempt whose answer has not completed within 10 s (a receiver trickling its body), as a failure", async () => {
+    const delivery = { id: "whd_slow", eventType: "move.detected", body: "{}", attempts: 0, url: "https://slow.example/hook", secret: "s" }
+    let cut = false
+    const trickling: WebhookTransportService = { post: () => Effect.never.pipe(Effect.onInterrupt(() => Effect.sync(() => void (cut = true)))) }
+    const outcome = await Effect.runPromise(Effect.gen(function* () {
+      const running = yield* Effect.fork(attempt(delivery))
+      yield* TestClock.adjust(Duration.millis(ATTEMPT_TIMEOUT_MS - 1))
+      expect(running.unsafePoll()).toBeNull()
+      yield* TestClock.adjust(Duration.millis(1))
+      return yield* Fiber.join(running)
+    }).pipe(Effect.provide(Layer.merge(TestContext.TestContext, Layer.succeed(WebhookTransport, trickling)))))
+    expect(cut).toBe(true) // the request is torn down, not left open
+    expect(outcome).toMatchObject({ id: "whd_slow", status: null, delivered: false, error: "no complete answer within 10 s" })
+    expect(outcome.retryAt).not.toBeNull()
   })
 
   it("deleting an endpoint removes what is pending for it, also between attempts", async () => {
