@@ -42,13 +42,13 @@ const cacheOf = (history: BacktestHistory): Map<string, Cached> => {
 const sortedSet = (values: ReadonlyArray<string> | undefined): ReadonlyArray<string> | undefined =>
   values === undefined || values.length === 0 ? undefined : [...new Set(values)].sort()
 
-/** The cache key: the decoded request with its set-like lists in one order, keys in one order. */
 /** Whether the history is complete enough to cache a score: the backfill check is ready (or absent). */
 const historyComplete: Effect.Effect<boolean> = Effect.flatMap(Effect.serviceOption(Health), Option.match({
   onNone: () => Effect.succeed(true),
   onSome: (health) => Effect.map(health.report, (report) => report.checks["backfill"]?.ready ?? true),
 }))
 
+/** The cache key: the decoded request with its set-like lists in one order, keys in one order. */
 export const cacheKey = (request: BacktestRequest): string => {
   if (!isSignalBacktest(request)) return JSON.stringify(["trader", request.trader, request.days, request.sizing])
   const s = request.signal
