@@ -9,9 +9,9 @@
 // printed unless `blockingEveryFrames` is 0.
 // Frames are stepped through the Replayer one recorded line at a time, as a socket hands the session
 // one frame at a time (no generator between them: it cost 3% of the replay).
-// Every figure is the best of RUNS runs (env RUNS, default 5: JSON.parse, in memory, and each store
-// policy, every store run from empty tables), so the ratios compare like with like on a busy machine
-// (the store figures used to be a single run against the best of three JSON.parse runs).
+// RUNS rounds (env RUNS, default 5), each running every pass once (JSON.parse, in memory, each store
+// policy from empty tables). Two figures per ratio: best time against best time, and the median over
+// rounds of the ratio within a round (a slow spell of the machine then falls on both of its sides).
 // Run: node --import tsx bench/ingest.ts [simulatedMinutes=10] [persistEveryMs=250] [blockingEveryFrames=5000]
 import { existsSync, readFileSync, writeFileSync } from "node:fs"
 import { tmpdir } from "node:os"
@@ -56,11 +56,9 @@ const time = (f: () => void): number => {
   return performance.now() - start
 }
 
-const runs = Array.from({ length: RUNS }, (_, i) => i)
-
 // Plain JSON.parse of the same frames.
 let sink = 0
-const parseMs = Math.min(...runs.map(() => time(() => {
+const parsePass = (): number => time(() => {
   for (const frame of frames) {
     try {
       sink += (JSON.parse(frame) as unknown) === null ? 1 : 0
@@ -68,10 +66,10 @@ const parseMs = Math.min(...runs.map(() => time(() => {
       sink++ // heartbeats (PONG) are frames too
     }
   }
-})))
+})
 
 // In memory: decoders → registry → pipeline, no storage.
-const memoryMs = Math.min(...runs.map(() => time(() => {
+const memoryPass = (): number => time(() => {
   const pipeline = new IntelPipeline()
   const registry = new MarketRegistry((event) => pipeline.apply(event))
   const replayer = new Replayer()
@@ -83,7 +81,7 @@ const memoryMs = Math.min(...runs.map(() => time(() => {
   pipeline.takeChanges()
   pipeline.takePositionChanges()
   registry.stop()
-})))
+})
 
 // What changed since the last flush, taken synchronously; the write itself may then run meanwhile.
 const flushOf = (pipeline: IntelPipeline, registry: MarketRegistry) => {
@@ -175,10 +173,21 @@ const empty = Effect.flatMap(SqlClient.SqlClient, (sql) => sql.unsafe(
 
 const fastest = <A extends { readonly ms: number }>(all: ReadonlyArray<A>): A =>
   all.reduce((best, run) => (run.ms < best.ms ? run : best))
-const both = Effect.gen(function* () {
+const median = (xs: ReadonlyArray<number>): number => {
+  const sorted = [...xs].sort((a, b) => a - b)
+  const mid = sorted.length >> 1
+  return sorted.length % 2 === 1 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2
+}
+// Each round runs every pass once, JSON.parse first, so a slow spell of the machine falls on both sides
+// of a round's ratios rather than on one side of the best-of figures.
+const rounds = Effect.gen(function* () {
+  const parses: Array<number> = []
+  const memories: Array<number> = []
   const olds: Array<Effect.Effect.Success<typeof blocking>> = []
   const e2es: Array<Effect.Effect.Success<typeof endToEnd>> = []
   for (let i = 0; i < RUNS; i++) {
+    parses.push(parsePass())
+    memories.push(memoryPass())
     if (BLOCKING_EVERY > 0) {
       yield* empty
       olds.push(yield* blocking)
@@ -186,18 +195,23 @@ const both = Effect.gen(function* () {
     yield* empty
     e2es.push(yield* endToEnd)
   }
-  return { e2e: fastest(e2es), old: olds.length === 0 ? null : fastest(olds) }
+  return { parses, memories, e2es, olds }
 })
-const stored = await Effect.runPromise(Effect.provide(both, TestDb as Layer.Layer<SqlClient.SqlClient>))
+const measured = await Effect.runPromise(Effect.provide(rounds, TestDb as Layer.Layer<SqlClient.SqlClient>))
+const parseMs = Math.min(...measured.parses)
+const memoryMs = Math.min(...measured.memories)
+/** The median over rounds of (that round's JSON.parse time / that round's time of `pass`). */
+const paired = (times: ReadonlyArray<number>): string => median(times.map((ms, i) => (measured.parses[i] as number) / ms)).toFixed(3)
 
 const rate = (ms: number) => Math.round(frames.length / (ms / 1000))
 const storage = process.env["DATABASE_URL"] ? "DATABASE_URL" : "embedded PGlite"
 console.log(`frames ${frames.length} (${(bytes / 1e6).toFixed(1)} MB, ${MINUTES} simulated minutes, every venue and market)`)
 console.log(`JSON.parse                         ${rate(parseMs).toLocaleString("en-US")} frames/s`)
-console.log(`decode → registry → pipeline        ${rate(memoryMs).toLocaleString("en-US")} frames/s  ratio ${(parseMs / memoryMs).toFixed(3)}`)
-const { e2e, old } = stored
-console.log(`… → store (${storage}, flush every ${PERSIST_MS} ms, ${e2e.flushes} writes)  ${rate(e2e.ms).toLocaleString("en-US")} frames/s  ratio ${(parseMs / e2e.ms).toFixed(3)}  (${e2e.stored} trades flushed)`)
-if (old !== null) {
-  console.log(`… → store (${storage}, blocking write every ${BLOCKING_EVERY} frames, ${old.flushes} writes)  ${rate(old.ms).toLocaleString("en-US")} frames/s  ratio ${(parseMs / old.ms).toFixed(3)}  (${old.stored} trades flushed)`)
+console.log(`decode → registry → pipeline        ${rate(memoryMs).toLocaleString("en-US")} frames/s  ratio ${(parseMs / memoryMs).toFixed(3)} (median of rounds ${paired(measured.memories)})`)
+const e2e = fastest(measured.e2es)
+console.log(`… → store (${storage}, flush every ${PERSIST_MS} ms, ${e2e.flushes} writes)  ${rate(e2e.ms).toLocaleString("en-US")} frames/s  ratio ${(parseMs / e2e.ms).toFixed(3)} (median of rounds ${paired(measured.e2es.map((r) => r.ms))})  (${e2e.stored} trades flushed)`)
+if (measured.olds.length > 0) {
+  const old = fastest(measured.olds)
+  console.log(`… → store (${storage}, blocking write every ${BLOCKING_EVERY} frames, ${old.flushes} writes)  ${rate(old.ms).toLocaleString("en-US")} frames/s  ratio ${(parseMs / old.ms).toFixed(3)} (median of rounds ${paired(measured.olds.map((r) => r.ms))})  (${old.stored} trades flushed)`)
 }
 if (sink < 0) console.log(sink)
