@@ -56,7 +56,7 @@ export const toolOf = (op: AnyOperation): Tool => ({
   description: `${op.summary} (${op.method} ${op.path.replace(/:(\w+)/g, "{$1}")})`,
   inputSchema: argumentsSchema(op),
   // A read-scope operation changes nothing, whatever its method (backtests and queries are POSTs).
-  annotations: { readOnlyHint: op.method === "GET" || op.scope === "read", destructiveHint: op.method === "DELETE", openWorldHint: false },
+  annotations: { readOnlyHint: op.scope === "read", destructiveHint: op.method === "DELETE", openWorldHint: false },
 })
 
 const failed = (e: ApiError): CallToolResult => {

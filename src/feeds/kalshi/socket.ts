@@ -200,9 +200,6 @@ export const kalshiSession = (options: KalshiSessionOptions): StreamSession => {
     if (gap) gaps += 1
     if (!BOOK_TYPES.has(type)) return false
     const state = bookSid(sid)
-    // Most frames: a delta, in sequence, of a trusted market, nothing awaited (a trusted market is
-    // already among the sid's markets: only a snapshot trusts one, and it adds it first).
-    if (!gap && type === "orderbook_delta" && ticker !== null && state.awaiting.size === 0 && state.trusted.has(ticker)) return false
     if (ticker !== null) state.markets.add(ticker)
     if (type === "orderbook_delta" && state.awaiting.size > 0 && at - state.askedAt >= SNAPSHOT_WAIT_MS) {
       renewBook(sid) // the snapshots asked for are not coming
