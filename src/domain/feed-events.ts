@@ -138,9 +138,13 @@ export type MarketSettled = typeof MarketSettled.Type
 export const MarketVoided = Schema.TaggedStruct("MarketVoided", { ...Common, contract: Schema.String })
 export type MarketVoided = typeof MarketVoided.Type
 
+/** The venue moved the contract's close time (Kalshi `close_date_updated`); the listing is otherwise unchanged. */
+export const MarketRescheduled = Schema.TaggedStruct("MarketRescheduled", { ...Common, contract: Schema.String, closesAt: Schema.Number })
+export type MarketRescheduled = typeof MarketRescheduled.Type
+
 export const FeedEvent = Schema.Union(
   MarketListed, BookSnapshot, BookDelta, TradePrinted, TradeAttributed, PriceReported, TickSizeChanged,
-  MarketClosed, MarketSettled, MarketVoided,
+  MarketClosed, MarketSettled, MarketVoided, MarketRescheduled,
 )
 export type FeedEvent = typeof FeedEvent.Type
 

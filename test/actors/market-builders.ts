@@ -2,7 +2,7 @@
 // both venue time and receive time unless `receivedAt` says otherwise.
 import type { Venue } from "../../src/domain/enums.js"
 import type {
-  BookDelta, BookSnapshot, FeedTrader, MarketClosed, MarketListed, MarketSettled, MarketVoided, PriceReported,
+  BookDelta, BookSnapshot, FeedTrader, MarketClosed, MarketListed, MarketRescheduled, MarketSettled, MarketVoided, PriceReported,
   TradeAttributed, TradePrinted,
 } from "../../src/domain/feed-events.js"
 import type { MarketEvent } from "../../src/domain/market-events.js"
@@ -90,6 +90,7 @@ export const aTicker = (o: At & { readonly price: number | null }): PriceReporte
 export const aClose = (o: At = {}): MarketClosed => ({ _tag: "MarketClosed", ...at(o) })
 export const aSettlement = (o: At & { readonly winner: string }): MarketSettled => ({ _tag: "MarketSettled", ...at(o), winner: o.winner })
 export const aVoid = (o: At = {}): MarketVoided => ({ _tag: "MarketVoided", ...at(o) })
+export const aReschedule = (o: At & { readonly closesAt: number }): MarketRescheduled => ({ _tag: "MarketRescheduled", ...at(o), closesAt: o.closesAt })
 
 /** Collects what a registry emits. */
 export const collector = () => {

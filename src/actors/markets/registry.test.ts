@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest"
 import {
-  aClose, aDelta, anAttribution, aListing, aPrint, aSettlement, aSnapshot, aTicker, aVoid, collector,
+  aClose, aDelta, anAttribution, aListing, aPrint, aReschedule, aSettlement, aSnapshot, aTicker, aVoid, collector,
 } from "../../../test/actors/market-builders.js"
 import { MarketRegistry } from "./registry.js"
 
@@ -18,6 +18,29 @@ describe("MarketRegistry", () => {
     expect(registry.counters.spawned).toBe(1)
     expect(registry.contractsOfEvent("venue_a:event:E1")).toEqual(["venue_a:C1"])
     expect(registry.openRefs()).toEqual(["venue_a:C1"])
+  })
+
+  it("a new close time updates the listing and its stored record, before the listing too, and after retirement", () => {
+    const out = collector()
+    const registry = new MarketRegistry(out.sink, { graceMs: HOUR })
+    registry.deliver([aReschedule({ contract: "C1", t: 50, closesAt: 9_000 })]) // before its listing: held
+    expect(registry.info("venue_a:C1")).toBeNull()
+    registry.deliver([aListing({ contract: "C1", t: 100 })])
+    expect(registry.info("venue_a:C1")?.closesAt).toBe(9_000)
+    registry.drainChanges()
+    registry.deliver([aReschedule({ contract: "C1", t: 200, closesAt: 9_000 })]) // the same time: nothing changes
+    expect(registry.drainChanges()).toEqual([])
+    registry.deliver([aReschedule({ contract: "C1", t: 300, closesAt: 12_000 })])
+    expect(registry.info("venue_a:C1")).toMatchObject({ closesAt: 12_000, listedAt: 100 })
+    expect(registry.drainChanges().map((r) => [r.info.ref, r.info.closesAt])).toEqual([["venue_a:C1", 12_000]])
+    registry.deliver([aVoid({ contract: "C1", t: 400 })])
+    registry.advance(400 + HOUR)
+    expect(registry.counters.retired).toBe(1)
+    registry.drainChanges()
+    registry.deliver([aReschedule({ contract: "C1", t: 500 + HOUR, closesAt: 15_000 })])
+    expect(registry.record("venue_a:C1")).toMatchObject({ status: "void", info: { closesAt: 15_000 } })
+    expect(registry.drainChanges().map((r) => r.info.closesAt)).toEqual([15_000])
+    expect(out.tags()).toEqual(["MarketOpened", "MarketVoided"])
   })
 
   it("sends once per contract per batch, whatever the number of levels or events", () => {

@@ -15,7 +15,7 @@
 // (./market-bus.ts).
 import { type Actor, createActor } from "xstate"
 import type { FeedBatch } from "../bus.js"
-import type { FeedEvent, Level, MarketListed, TickSizeChanged, TradeAttributed } from "../../domain/feed-events.js"
+import type { FeedEvent, Level, MarketListed, MarketRescheduled, TickSizeChanged, TradeAttributed } from "../../domain/feed-events.js"
 import { marketRefOf, type MarketEvent, type MarketInfo, type MarketLifecycle, type MarketRecord, type MarketSide } from "../../domain/market-events.js"
 import type { Bar } from "./bars.js"
 import { DEFAULT_JOIN, type JoinCounters, type JoinOptions, needsAttribution, TradeJoin } from "./join.js"
@@ -206,7 +206,7 @@ export class MarketRegistry {
   }
 
   private routeKnown(event: Routable): void {
-    if (event._tag !== "MarketListed") {
+    if (event._tag !== "MarketListed" && event._tag !== "MarketRescheduled") {
       const known = this.liveByVenue.get(event.venue)?.get(event.contract)
       if (known !== undefined) {
         const input = this.inputOf(known.info, event)
@@ -216,6 +216,7 @@ export class MarketRegistry {
     }
     const ref = marketRefOf(event.venue, event.contract)
     if (event._tag === "MarketListed") return this.list(ref, event)
+    if (event._tag === "MarketRescheduled") return this.reschedule(ref, event)
     const entry = this.live.get(ref)
     if (entry !== undefined) {
       const input = this.inputOf(entry.info, event)
@@ -254,6 +255,26 @@ export class MarketRegistry {
     for (const event of this.held.release(ref)) this.routeKnown(event)
   }
 
+  /** A new close time: the listing keeps it (and the store with the next flush); before the listing it waits with the contract's other events. */
+  private reschedule(ref: string, event: MarketRescheduled): void {
+    const entry = this.live.get(ref)
+    if (entry !== undefined) {
+      if (entry.info.closesAt === event.closesAt) return
+      entry.info = { ...entry.info, closesAt: event.closesAt }
+      this.push(entry, { _tag: "listed", info: entry.info })
+      this.dirty.add(ref)
+      return
+    }
+    const record = this.retired.get(ref)
+    if (record !== undefined) {
+      if (record.info.closesAt === event.closesAt) return
+      this.retired.set(ref, { ...record, info: { ...record.info, closesAt: event.closesAt } })
+      this.dirty.add(ref)
+      return
+    }
+    this.held.hold(ref, event)
+  }
+
   private spawn(start: MarketStart): void {
     const ref = start.record.info.ref
     const input = this.options.barsKept === undefined ? start : { ...start, barsKept: this.options.barsKept }
@@ -270,7 +291,7 @@ export class MarketRegistry {
     actor.start()
   }
 
-  private inputOf(info: MarketInfo, event: Exclude<Routable, MarketListed>): MarketInput | null {
+  private inputOf(info: MarketInfo, event: Exclude<Routable, MarketListed | MarketRescheduled>): MarketInput | null {
     switch (event._tag) {
       case "BookSnapshot":
       case "BookDelta": return { _tag: "book", event }

@@ -237,9 +237,15 @@ const lifecycle = (venue: Venue, msg: Record<string, unknown>, receivedAt: numbe
     case "settled": return settled(msg, common, out)
     // A pause (`deactivated`) is not a close: the venue reactivates the market (`activated`) and trading
     // goes on, while a market state never goes from closed back to open.
+    // The close time moved (the venue extends or brings forward a market): the listing keeps the new one.
+    case "close_date_updated": {
+      const closesAt = secondsOrNull(msg["close_ts"])
+      if (closesAt === null) return bad("close_date_updated has no close_ts")
+      out.push({ _tag: "MarketRescheduled", ...common, closesAt })
+      return
+    }
     case "activated":
     case "deactivated":
-    case "close_date_updated":
     case "price_level_structure_updated":
     case "metadata_updated":
       return

@@ -223,6 +223,15 @@ describe("venue_a market_lifecycle_v2", () => {
     expect(lifecycle({ event_type: "metadata_updated" })).toEqual({ events: [], rejected: [] })
   })
 
+  it("close_date_updated → MarketRescheduled at the new close_ts; without close_ts it is rejected", () => {
+    expect(only(lifecycle({ event_type: "close_date_updated", close_ts: 1770901200 }), "MarketRescheduled")).toEqual({
+      _tag: "MarketRescheduled", venue: "venue_a", ts: AT, receivedAt: AT, contract: base.market_ticker, closesAt: 1770901200000,
+    })
+    expect(lifecycle({ event_type: "close_date_updated" }).rejected).toEqual([
+      { _tag: "FrameRejected", venue: "venue_a", reason: "close_date_updated has no close_ts" },
+    ])
+  })
+
   it("rejects a partial scalar settlement and unknown event types", () => {
     expect(lifecycle({ event_type: "settled", result: "scalar", settlement_value: "0.3000" }).rejected).toHaveLength(1)
     expect(lifecycle({ event_type: "exploded" }).rejected).toHaveLength(1)
