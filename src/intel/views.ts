@@ -98,6 +98,8 @@ export const winningPositionRows = (p: IntelPipeline, asOf = p.now): Array<Posit
   // Winning holders grouped per contract side, contracts in the order first held.
   const groups = new Map<string, { key: SideKey; holders: Array<StoredPosition> }>()
   for (const position of p.heldPositions()) {
+    // A position 95 % sold is no longer counted open (spec), though it may still hold the rest.
+    if (position.status === "exited") continue
     const state = p.contractState(position.contract)
     if (state === undefined || state.status !== "open") continue
     const info = state.info

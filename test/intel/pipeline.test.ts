@@ -204,4 +204,34 @@ describe("winning positions and the call", () => {
     expect(marketCall(p, m.ref)).toMatchObject({ outcome: "Yes", action: "watch" })
     expect(marketCall(p, "venue_a:nothing")).toBeNull()
   })
+
+  it("a position 95 % sold is no longer open: its holder leaves the row (94 % sold still counts)", () => {
+    const p = new IntelPipeline(config)
+    for (const [i, h] of Array.from({ length: 2 }, (_, i) => aMarket({ contract: `H${i}` })).entries()) {
+      p.applyAll([
+        opened(h),
+        traded(h, { ts: T0 + i * 10, price: 0.4, usd: 10_000, trader: "ann" }),
+        traded(h, { ts: T0 + i * 10 + 1, price: 0.4, usd: 10_000, trader: "bob" }),
+        settled(h, T0 + i * 10 + 5),
+      ])
+    }
+    const m = aMarket({ contract: "LIVE" })
+    p.applyAll([
+      opened(m), priced(m, T0 + MIN, 0.5),
+      traded(m, { ts: T0 + MIN, price: 0.5, usd: 1_000, trader: "ann" }), // 2,000 contracts
+      traded(m, { ts: T0 + MIN + 1, price: 0.5, usd: 1_000, trader: "bob" }),
+    ])
+    expect(winningPositionRows(p).filter((r) => r.market === m.ref).map((r) => [r.lead?.ref, r.others.map((h) => h.ref)]))
+      .toEqual([["venue_a:ann", ["venue_a:bob"]]])
+    p.applyAll([
+      traded(m, { ts: T0 + 2 * MIN, price: 0.5, usd: 940, trader: "ann", action: "sell" }), // 94 %: reduced
+      traded(m, { ts: T0 + 2 * MIN + 1, price: 0.5, usd: 950, trader: "bob", action: "sell" }), // 95 %: exited
+    ])
+    expect(p.positionRows().filter((r) => r.contract === m.ref).map((r) => [r.trader, r.status, r.heldContracts]))
+      .toEqual([["venue_a:ann", "reduced", 120], ["venue_a:bob", "exited", 100]])
+    const rows = winningPositionRows(p).filter((r) => r.market === m.ref)
+    expect(rows.map((r) => [r.lead?.ref, r.others.map((h) => h.ref), r.usd])).toEqual([["venue_a:ann", [], 60]])
+    p.apply(traded(m, { ts: T0 + 3 * MIN, price: 0.5, usd: 950, trader: "ann", action: "sell" }))
+    expect(winningPositionRows(p).filter((r) => r.market === m.ref)).toEqual([])
+  })
 })
