@@ -15,7 +15,8 @@
 //                       optionally `{"markets":[condition ids]}` to filter (empty = all). `PING` → `PONG`.
 //   /ws/venue_a, /ws/venue_d  Kalshi v2. `{"id","cmd":"subscribe","params":{"channels":[…],"market_tickers"?}}`
 //                       (no tickers = every market, including later listings); one `subscribed` ack and
-//                       one sid per channel; `seq` counts per sid on every frame. `orderbook_delta`
+//                       one sid per channel; `seq` counts per sid on book and trade frames (`ticker`
+//                       and lifecycle frames carry none, as the real venue's). `orderbook_delta`
 //                       starts with a snapshot per market; `market_lifecycle_v2` starts with `created`
 //                       for every open market (discovery). `unsubscribe {sids}`, `update_subscription
 //                       {sids, market_tickers, action: get_snapshot | add_markets | delete_markets}`,

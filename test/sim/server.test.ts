@@ -68,8 +68,11 @@ describe("sim server", () => {
     expect(acks).toHaveLength(3)
     const bySid = new Map<number, Array<number>>()
     for (const f of frames) if (f.seq !== undefined && f.sid !== undefined) bySid.set(f.sid, [...(bySid.get(f.sid) ?? []), f.seq])
-    expect(bySid.size).toBe(3)
+    expect(bySid.size).toBe(2) // book and trade frames are numbered; lifecycle frames carry no seq, as the venue's
     for (const seqs of bySid.values()) expect(seqs).toEqual(seqs.map((_, i) => i + 1))
+    const lifecycle = frames.filter((f) => f.type === "market_lifecycle_v2")
+    expect(lifecycle.length).toBeGreaterThan(0)
+    expect(lifecycle.every((f) => f.seq === undefined && f.sid !== undefined)).toBe(true)
     const ticker = openSingle("venue_a").id
     client.ws.send(JSON.stringify({ id: 2, cmd: "update_subscription", params: { sids: [1], market_tickers: [ticker], action: "get_snapshot" } }))
     await client.waitFor((t) => t.includes('"type":"ok"') && t.includes(ticker))

@@ -1,6 +1,7 @@
 // Kalshi-family socket conversation of the simulator (venue_a, venue_d): subscribe / unsubscribe /
-// update_subscription / list_subscriptions commands, one sid per channel, `seq` per sid on every
-// frame, an initial snapshot per market on `orderbook_delta` and `created` per open market on
+// update_subscription / list_subscriptions commands, one sid per channel, `seq` per sid on book and
+// trade frames (the real venue's `ticker` and lifecycle frames carry none: venues.md §3.3, and the
+// recorded ticker frames), an initial snapshot per market on `orderbook_delta` and `created` per open market on
 // `market_lifecycle_v2`, WebSocket pings. Conventions: see the top of ../server.ts.
 import type { Venue } from "../../domain/enums.js"
 import { levelsOf } from "../book.js"
@@ -11,6 +12,8 @@ import type { SimContract } from "../types.js"
 import { created, snapshot, type KalshiChannel, type KalshiMessage } from "./encode.js"
 
 const CHANNELS: ReadonlySet<string> = new Set<KalshiChannel>(["orderbook_delta", "trade", "ticker", "market_lifecycle_v2"])
+/** Channels whose frames carry `seq`. */
+const SEQUENCED: ReadonlySet<KalshiChannel> = new Set<KalshiChannel>(["orderbook_delta", "trade"])
 
 interface Subscription {
   readonly sid: number
@@ -32,6 +35,10 @@ export class KalshiClient implements SimClient {
 
   private emit(sub: Subscription, f: Encoded): void {
     const m = f.frame as KalshiMessage
+    if (!SEQUENCED.has(sub.channel)) {
+      this.send(JSON.stringify({ type: m.type, sid: sub.sid, msg: m.msg }))
+      return
+    }
     sub.seq += 1
     this.send(JSON.stringify({ type: m.type, sid: sub.sid, seq: sub.seq, msg: m.msg }))
   }
