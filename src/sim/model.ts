@@ -450,7 +450,7 @@ export class SimModel {
     book.set(order.trader.id, held)
     out.push({ type: "trade", ts: this.now, contract: c, trade, top: this.top(c), volume: c.volume })
     if (this.phase.live && walked.changes.length > 0) {
-      out.push({ type: "book_change", ts: this.now, contract: c, changes: walked.changes, bids: levelsOf(c.book, "bid"), asks: levelsOf(c.book, "ask") })
+      out.push({ type: "book_change", ts: this.now, contract: c, changes: walked.changes, bids: levelsOf(c.book, "bid"), asks: levelsOf(c.book, "ask"), trade: true })
     }
     // Makers refill soon after being hit.
     if (c.makers) c.nextQuoteAt = Math.min(c.nextQuoteAt, this.now + 1000)

@@ -109,6 +109,8 @@ export type ModelEvent =
     readonly changes: ReadonlyArray<LevelChange>
     /** The whole book after the change (best-first), for hashes and best bid/ask. */
     readonly bids: ReadonlyArray<Level>; readonly asks: ReadonlyArray<Level>
+    /** The levels a trade took (venue_b then sends a fresh `book` too, as the real venue does). */
+    readonly trade?: boolean
   }
   | { readonly type: "trade"; readonly ts: number; readonly contract: SimContract; readonly trade: SimTrade; readonly top: Top; readonly volume: number }
   | { readonly type: "tick_size"; readonly ts: number; readonly contract: SimContract; readonly old: number; readonly tick: number }

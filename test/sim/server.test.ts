@@ -57,6 +57,26 @@ describe("sim server", () => {
     client.ws.close()
   })
 
+  it("follows a venue_b trade's price_change with a fresh book of both tokens at the same time, as the venue does", async () => {
+    const client = await connect("/ws/venue_b")
+    client.ws.send(JSON.stringify({ assets_ids: [], type: "market", initial_dump: false }))
+    let trade: { market: string; timestamp: string } | undefined
+    for (let i = 0; i < 20 && trade === undefined; i++) {
+      sim.step(60)
+      await new Promise((r) => setTimeout(r, 20))
+      const hit = client.frames.find((t) => t.includes('"event_type":"last_trade_price"'))
+      if (hit !== undefined) trade = JSON.parse(hit) as { market: string; timestamp: string }
+    }
+    if (trade === undefined) throw new Error("no venue_b trade in 20 simulated minutes")
+    const frames = client.frames.map((t) => JSON.parse(t) as { event_type?: string; market?: string; timestamp?: string; asset_id?: string })
+    const at = frames.findIndex((f) => f.event_type === "last_trade_price" && f.market === trade.market && f.timestamp === trade.timestamp)
+    const after = frames.slice(at + 1).filter((f) => f.market === trade.market && f.timestamp === trade.timestamp)
+    expect(after[0]?.event_type).toBe("price_change")
+    expect(after.slice(1, 3).map((f) => f.event_type)).toEqual(["book", "book"])
+    expect(new Set(after.slice(1, 3).map((f) => f.asset_id)).size).toBe(2)
+    client.ws.close()
+  })
+
   it("numbers Kalshi frames per sid and snapshots on subscribe and on get_snapshot", async () => {
     const client = await connect("/ws/venue_a")
     client.ws.send(JSON.stringify({ id: 1, cmd: "subscribe", params: { channels: ["orderbook_delta", "trade", "market_lifecycle_v2"] } }))

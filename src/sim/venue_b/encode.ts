@@ -152,7 +152,8 @@ export const encodeVenueB = (event: ModelEvent): Array<Encoded> => {
   switch (event.type) {
     case "listed": return [newMarket(c, event.ts)]
     case "book": return bookFrames(c, event.ts, event.bids, event.asks)
-    case "book_change": return [priceChange(c, event.ts, event)]
+    // A trade's levels: the price_change entries, then a fresh book of both tokens at the same time (venues.md §1.2).
+    case "book_change": return event.trade === true ? [priceChange(c, event.ts, event), ...bookFrames(c, event.ts, event.bids, event.asks)] : [priceChange(c, event.ts, event)]
     case "trade": return [lastTrade(c, event.trade), tradeRow(c, event.trade)]
     case "tick_size": return tickSize(c, event.ts, event.old, event.tick)
     case "closed": return bookFrames(c, event.ts, [], [])
