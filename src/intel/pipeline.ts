@@ -114,7 +114,14 @@ interface ContractState {
   settledAt: number | null
   /** Kept trades while the contract is open (settled with it). */
   open: Array<StoredTrade>
+  /** Venue trade ids counted lately (→ time), so a trade that comes twice counts once (`#repeat`). */
+  recent: Map<string, number> | null
 }
+
+/** How long a trade id is remembered against a second delivery: the history backfill and the live feed overlap by seconds. */
+const RECENT_TRADE_MS = 10 * MINUTE_MS
+/** Ids a contract remembers before the ones older than RECENT_TRADE_MS are let go. */
+const RECENT_TRADES = 256
 
 const VENUE_SET: ReadonlySet<string> = new Set(VENUES)
 
@@ -302,7 +309,7 @@ export class IntelPipeline {
     }
     const state: ContractState = {
       info, marketKey: info.event ?? info.ref, figures: new ContractFigures(), detector: null,
-      status: "open", result: null, settledAt: null, open: [],
+      status: "open", result: null, settledAt: null, open: [], recent: null,
     }
     this.#contracts.set(info.ref, state)
     this.#indexEvent(info)
@@ -345,8 +352,26 @@ export class IntelPipeline {
     this.#moves(state, this.#detector(state).price({ time: ts, price: yesPrice }))
   }
 
+  /**
+   * True for a trade this contract counted already: at the hand-over from the history backfill to the live
+   * feed, the trades of the overlapping seconds come from both (each with the venue's trade id).
+   */
+  #repeat(state: ContractState, tradeId: string, ts: number): boolean {
+    const recent = (state.recent ??= new Map())
+    if (recent.has(tradeId)) return true
+    recent.set(tradeId, ts)
+    if (recent.size > RECENT_TRADES) {
+      for (const [id, at] of recent) {
+        if (at >= ts - RECENT_TRADE_MS) break
+        recent.delete(id)
+      }
+    }
+    return false
+  }
+
   #trade(e: Extract<MarketEvent, { _tag: "TradePrinted" }>): void {
     const state = this.#ensure(e.ref, e.ts, e.side)
+    if (this.#repeat(state, e.tradeId, e.ts)) return
     state.figures.trade(e.ts, e.usd)
     if (state.status === "settled" || state.status === "void") return
     const info = state.info

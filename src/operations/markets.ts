@@ -108,6 +108,13 @@ const readingOf = (f: MarketFigures, sort: MarketSort, listedAt: number): number
   }
 }
 
+/**
+ * When a market was listed, for `newest`. A listing that carried no time of its own (a Kalshi history row:
+ * the backfill lists it at 0, so it sorts before its trades) counts from its open time, up to now.
+ */
+export const listingTime = (info: MarketInfo, now: number): number =>
+  info.listedAt > 0 || info.opensAt === null ? info.listedAt : Math.min(info.opensAt, now)
+
 const leadingPrice = (f: MarketFigures): number | null =>
   f.outcomes.reduce<number | null>((best, o) => (o.price === null ? best : Math.max(best ?? 0, o.price)), null)
 
@@ -145,7 +152,7 @@ const listMarkets = (intel: IntelService, input: ListMarketsInput, now: number) 
           const price = leadingPrice(f)
           if (price === null || price < (input.priceMin ?? 0) || price > (input.priceMax ?? 1)) continue
         }
-        open.push({ f, listedAt: f.lead.listedAt })
+        open.push({ f, listedAt: listingTime(f.lead, now) })
       } else if (f.status === "settled" || f.status === "void") {
         if (input.status === "open") continue
         if (f.settledAt === null || f.settledAt < now - TRADES_WINDOW_DAYS * DAY_MS) continue

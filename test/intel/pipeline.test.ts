@@ -165,6 +165,21 @@ describe("moves and figures", () => {
   })
 })
 
+describe("a trade delivered twice", () => {
+  it("counts once in the market's figures (history and the live feed overlap at the hand-over)", () => {
+    const m = aMarket({ contract: "C1" })
+    const p = new IntelPipeline()
+    const small = traded(m, { ts: T0 + MIN, price: 0.5, usd: 300, tradeId: "k1" })
+    const whale = traded(m, { ts: T0 + MIN, price: 0.5, usd: 20_000, tradeId: "k2" })
+    p.applyAll([opened(m), small, whale, small, whale])
+    expect(marketFigures(p, m.ref, T0 + 2 * MIN)).toMatchObject({ volume1h: 20_300, whaleMoney: 20_000 })
+    expect(p.takeChanges().trades).toHaveLength(1)
+    // Another trade with its own id at the same time and size still counts.
+    p.apply(traded(m, { ts: T0 + MIN, price: 0.5, usd: 300, tradeId: "k3" }))
+    expect(marketFigures(p, m.ref, T0 + 2 * MIN)).toMatchObject({ volume1h: 20_600 })
+  })
+})
+
 describe("winning positions and the call", () => {
   const config = intelConfig({ winning: { minSettled: 2, minWinRate: 0.5, minProfit: 0 }, records: { minSettledForRates: 2 } })
 

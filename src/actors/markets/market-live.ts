@@ -119,9 +119,13 @@ export class MarketLive {
   /**
    * The last trade a history backfill saw (by another registry), when newer than this one's: it
    * becomes the last trade and the current price, as if this actor had seen it. True when it was taken.
+   * An actor that had seen no trade priced the market by book mids and tickers (the fallback), which a
+   * trade outranks: its bars, holding only those, go too (they would stand over history's bars of the
+   * same minutes, in reads and in the store).
    */
   adoptLastTrade(price: number, at: number): boolean {
     if (this.lastTradeAt !== null && this.lastTradeAt >= at) return false
+    if (this.lastTradeAt === null) this.barsOf = null
     this.lastPrice = price
     this.lastTradeAt = at
     this.yesPrice = price

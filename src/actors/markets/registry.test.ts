@@ -74,12 +74,18 @@ describe("MarketRegistry", () => {
     history.deliver([aListing({ contract: "C1" }), aListing({ contract: "C2" }), aListing({ contract: "C3" })])
     history.deliver([aPrint({ contract: "C1", t: 20, price: 0.02 }), aPrint({ contract: "C2", t: 40, price: 0.9 }), aPrint({ contract: "C3", t: 20, price: 0.5 })])
     expect(registry.yesPrice("venue_a:C1")).toBe(0.35)
+    expect(registry.bars("venue_a:C1", 0, HOUR)).toMatchObject([{ close: 0.35, trades: 0 }])
+    const emitted = out.events.length
     registry.adoptHistory(history.drainChanges())
     expect(registry.yesPrice("venue_a:C1")).toBe(0.02)
     expect(registry.record("venue_a:C1")).toMatchObject({ lastPrice: 0.02, lastTradeAt: 20 })
     expect(registry.yesPrice("venue_a:C2")).toBe(0.6)
     expect(registry.record("venue_a:C3")).toBeNull()
     expect(registry.drainChanges().map((r) => r.info.ref)).toEqual(["venue_a:C1"])
+    // C1 had priced itself by its book's mid: the bus hears the trade's price again, at the registry's feed
+    // time, and the mid-only bar is gone (it would stand over history's bar of that minute).
+    expect(out.events.slice(emitted)).toEqual([{ _tag: "PriceChanged", ts: 50, ref: "venue_a:C1", yesPrice: 0.02 }])
+    expect(registry.bars("venue_a:C1", 0, HOUR)).toEqual([])
   })
 
   it("at the end of history, takes the markets only history knows: an open one with its last trade, a settled one as a record", () => {

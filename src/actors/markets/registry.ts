@@ -523,14 +523,22 @@ export class MarketRegistry {
   /**
    * Takes each record's last trade (a history backfill's, made by another registry) where it is newer
    * than what the live actor has seen, so the current price and the stored record agree with history.
+   * Where that changes the current price (the actor had only book mids or tickers), a PriceChanged says so
+   * at this registry's feed time: what follows the bus (the intel pipeline's list figures, moves) would
+   * otherwise keep the mid.
    */
   adoptHistory(records: Iterable<MarketRecord>): void {
     for (const record of records) {
       if (record.lastPrice === null || record.lastTradeAt === null) continue
       const ref = record.info.ref
       const entry = this.live.get(ref)
-      if (entry !== undefined && entry.actor.getSnapshot().context.live.adoptLastTrade(record.lastPrice, record.lastTradeAt)) {
-        this.dirty.add(ref)
+      if (entry === undefined) continue
+      const live = entry.actor.getSnapshot().context.live
+      const before = live.yesPrice
+      if (!live.adoptLastTrade(record.lastPrice, record.lastTradeAt)) continue
+      this.dirty.add(ref)
+      if (live.yesPrice !== null && live.yesPrice !== before) {
+        this.emitted({ _tag: "PriceChanged", ts: Math.max(this.now, record.lastTradeAt), ref, yesPrice: live.yesPrice })
       }
     }
   }
