@@ -100,14 +100,26 @@ const upsertChunk = (sql: SqlClient.SqlClient, records: ReadonlyArray<MarketReco
       ON CONFLICT (ref) DO UPDATE SET
         event_ref = EXCLUDED.event_ref, title = EXCLUDED.title, category = EXCLUDED.category, kind = EXCLUDED.kind,
         sides = EXCLUDED.sides, rule = EXCLUDED.rule, series = EXCLUDED.series, opens_at = EXCLUDED.opens_at,
-        closes_at = EXCLUDED.closes_at, fee_rate = EXCLUDED.fee_rate, status = EXCLUDED.status,
-        winner = EXCLUDED.winner, closed_at = EXCLUDED.closed_at, settled_at = EXCLUDED.settled_at,
-        last_price = EXCLUDED.last_price, last_trade_at = EXCLUDED.last_trade_at, updated_at = now()`
+        closes_at = EXCLUDED.closes_at, fee_rate = EXCLUDED.fee_rate,
+        status = CASE
+          WHEN markets.status IN ('settled', 'void') THEN markets.status
+          WHEN markets.status = 'closed' AND EXCLUDED.status = 'open' THEN markets.status
+          ELSE EXCLUDED.status END,
+        winner = CASE WHEN markets.status IN ('settled', 'void') THEN markets.winner ELSE EXCLUDED.winner END,
+        closed_at = coalesce(markets.closed_at, EXCLUDED.closed_at),
+        settled_at = CASE WHEN markets.status IN ('settled', 'void') THEN markets.settled_at ELSE EXCLUDED.settled_at END,
+        last_price = CASE
+          WHEN EXCLUDED.last_trade_at IS NOT NULL AND (markets.last_trade_at IS NULL OR EXCLUDED.last_trade_at >= markets.last_trade_at)
+          THEN EXCLUDED.last_price ELSE markets.last_price END,
+        last_trade_at = greatest(markets.last_trade_at, EXCLUDED.last_trade_at), updated_at = now()`
   })
 
 /**
  * Upserts records by ref, `CHUNK` rows per statement. A ref must appear at most once per call (the
- * registry's drain guarantees it); `listed_at` keeps its first value.
+ * registry's drain guarantees it); `listed_at` keeps its first value. A stored record never goes back:
+ * its lifecycle only moves on (open → closed → settled | void) and its last trade is the newer one, because
+ * a registry may know less than the store (a restart's history backfill lists every market afresh, open
+ * and untraded, and re-reads only the settlements and trades after the stored time).
  */
 const upsert = (records: ReadonlyArray<MarketRecord>): Effect.Effect<void, never, SqlClient.SqlClient> =>
   Effect.gen(function* () {

@@ -66,6 +66,32 @@ layer(TestDb, { timeout: "120 seconds", excludeTestServices: true })("market sto
       expect(yield* MarketStore.pairedOf(open.info.ref)).toEqual([])
     }))
 
+  it.effect("a stored record never goes back: an ended market stays ended, the newer last trade stays", () =>
+    Effect.gen(function* () {
+      const winner = recordOf("NB-SETTLED").info.sides[0]
+      const settled = recordOf("NB-SETTLED", {
+        status: "settled", winner, closedAt: 1_768_478_450_000, settledAt: 1_768_478_460_000, lastPrice: 0.97, lastTradeAt: 1_768_478_440_000,
+      })
+      const voided = recordOf("NB-VOID", { status: "void", settledAt: 1_768_478_460_000 })
+      const closed = recordOf("NB-CLOSED", { status: "closed", closedAt: 1_768_478_450_000, lastPrice: 0.5, lastTradeAt: 1_768_478_440_000 })
+      yield* MarketStore.upsert([settled, voided, closed])
+      // What a restart's history backfill knows of them: listed again, open, and no trade (or an older one).
+      const relisted = (r: MarketRecord, title: string): MarketRecord =>
+        ({ ...r, info: { ...r.info, title }, status: "open", winner: null, closedAt: null, settledAt: null, lastPrice: null, lastTradeAt: null })
+      yield* MarketStore.upsert([
+        relisted(settled, "Renamed"), relisted(voided, "Renamed"),
+        { ...relisted(closed, "Renamed"), lastPrice: 0.3, lastTradeAt: 1_768_478_430_000 },
+      ])
+      const loaded = new Map((yield* MarketStore.load).map((r) => [r.info.contract, r]))
+      expect(loaded.get("NB-SETTLED")).toEqual({ ...settled, info: { ...settled.info, title: "Renamed" } })
+      expect(loaded.get("NB-VOID")).toEqual({ ...voided, info: { ...voided.info, title: "Renamed" } })
+      expect(loaded.get("NB-CLOSED")).toEqual({ ...closed, info: { ...closed.info, title: "Renamed" } })
+      // Moving on still moves it: the closed one settles, with a newer last trade.
+      yield* MarketStore.upsert([{ ...closed, status: "settled", winner, settledAt: 1_768_478_470_000, lastPrice: 0.99, lastTradeAt: 1_768_478_445_000 }])
+      expect((yield* MarketStore.load).find((r) => r.info.contract === "NB-CLOSED"))
+        .toMatchObject({ status: "settled", winner, closedAt: 1_768_478_450_000, settledAt: 1_768_478_470_000, lastPrice: 0.99, lastTradeAt: 1_768_478_445_000 })
+    }))
+
   it.effect("writes many markets in a few multi-row statements", () =>
     Effect.gen(function* () {
       const records = Array.from({ length: 1_200 }, (_, i) => recordOf(`BATCH-${String(i).padStart(4, "0")}`))
