@@ -79,3 +79,21 @@ export interface MarketRecord {
   readonly lastPrice: number | null
   readonly lastTradeAt: number | null
 }
+
+/**
+ * Adds `ref` to an event's contract list in listing order (listing time, then ref), the order a restart
+ * restores them in, so the event's outcomes and its `rule` (its first contract's) read the same before and
+ * after one, whatever order the feed announced them in.
+ */
+export const insertByListing = (refs: Array<string>, ref: string, listedAtOf: (ref: string) => number): void => {
+  if (refs.includes(ref)) return
+  const at = listedAtOf(ref)
+  let i = refs.length
+  while (i > 0) {
+    const before = refs[i - 1] as string
+    const t = listedAtOf(before)
+    if (t < at || (t === at && before < ref)) break
+    i--
+  }
+  refs.splice(i, 0, ref)
+}

@@ -14,7 +14,7 @@
 //   backfill overlapping the live feed, adds nothing). Trades on a settled or voided contract are ignored.
 // - Feed time only: `now` is the newest event time seen; move holds are confirmed as feed time passes.
 import { VENUES, type Category, type Kind, type TradeEntry, type TradeResult, type Venue } from "../domain/enums.js"
-import type { MarketEvent, MarketInfo, MarketLifecycle, MarketSide } from "../domain/market-events.js"
+import { insertByListing, type MarketEvent, type MarketInfo, type MarketLifecycle, type MarketSide } from "../domain/market-events.js"
 import { AgreementIndex, type Agreement } from "./agreement.js"
 import { defaultIntelConfig, isWhaleTrade, MINUTE_MS, type IntelConfig } from "./config.js"
 import { ContractFigures } from "./figures.js"
@@ -319,7 +319,7 @@ export class IntelPipeline {
   #indexEvent(info: MarketInfo): void {
     if (info.event === null) return
     const list = this.#events.get(info.event) ?? []
-    if (!list.includes(info.ref)) list.push(info.ref)
+    insertByListing(list, info.ref, (ref) => (ref === info.ref ? info.listedAt : this.#contracts.get(ref)?.info.listedAt ?? 0))
     this.#events.set(info.event, list)
   }
 

@@ -247,7 +247,8 @@ interface SettlementRowDb {
 
 /**
  * The MarketEvents that rebuild a pipeline's state from the store: every market listed, then named
- * and whale trades and settlements in their original processing order (`seq`), then the closings.
+ * and whale trades and settlements in their original processing order (`seq`), then the closings, then
+ * each open contract's price (its stored last trade).
  */
 export const restoreEvents: Effect.Effect<{ readonly events: Array<MarketEvent>; readonly seq: number }, SqlError.SqlError, SqlClient.SqlClient> =
   Effect.gen(function* () {
@@ -300,6 +301,14 @@ export const restoreEvents: Effect.Effect<{ readonly events: Array<MarketEvent>;
       if (row.status !== "closed") continue
       const info: MarketInfo = typeof row.info === "string" ? JSON.parse(row.info) : row.info
       events.push({ _tag: "MarketClosed", ts: info.closesAt ?? info.listedAt, ref: info.ref })
+    }
+    // The pipeline's prices come from the live market actors (PriceChanged), which a restart does not
+    // replay: each open contract's stored last trade gives its price back, at the trade's time.
+    const prices = yield* sql<{ readonly ref: string; readonly last_price: number; readonly last_trade_at: number }>`
+      SELECT ref, last_price, last_trade_at::float8 AS last_trade_at FROM markets
+      WHERE status = 'open' AND last_price IS NOT NULL AND last_trade_at IS NOT NULL ORDER BY last_trade_at, ref`
+    for (const row of prices) {
+      if (infos.has(row.ref)) events.push({ _tag: "PriceChanged", ts: row.last_trade_at, ref: row.ref, yesPrice: row.last_price })
     }
     return { events, seq }
   })

@@ -165,6 +165,15 @@ describe("moves and figures", () => {
   })
 })
 
+describe("an event's contracts", () => {
+  it("are kept in listing order (time, then ref) whatever order they were announced in, as a restart restores them", () => {
+    const p = new IntelPipeline()
+    const at = (contract: string, listedAt: number) => aMarket({ contract, event: "venue_a:event:E", eventTitle: "E", listedAt })
+    p.applyAll([opened(at("E-C", T0)), opened(at("E-B", T0)), opened(at("E-A", T0 + MIN)), opened(at("E-0", T0 - MIN), T0 + 2 * MIN)])
+    expect(p.contractsOf("venue_a:event:E")).toEqual(["venue_a:E-0", "venue_a:E-B", "venue_a:E-C", "venue_a:E-A"])
+  })
+})
+
 describe("a trade delivered twice", () => {
   it("counts once in the market's figures (history and the live feed overlap at the hand-over)", () => {
     const m = aMarket({ contract: "C1" })

@@ -8,6 +8,10 @@ import type { MarketEvent } from "../../src/domain/market-events.js"
 import { IntelPipeline, type IntelChanges, type StoredPosition } from "../../src/intel/pipeline.js"
 import { backfilledUntil, persistIntel, restorePipeline, setBackfilledUntil, storedWhaleTrade, storedWhaleTrades } from "../../src/store/intel.js"
 import { TestDb } from "../support/db.js"
+import { infoOf } from "../../src/actors/markets/market-live.js"
+import { marketFigures } from "../../src/intel/views.js"
+import { MarketStore } from "../../src/store/markets.js"
+import { aListing } from "../actors/market-builders.js"
 import { aMarket, MIN, NO, opened, priced, settled, T0, traded } from "../support/intel-events.js"
 
 const event = "venue_b:event:E"
@@ -51,6 +55,7 @@ const counts = Effect.gen(function* () {
 })
 
 layer(TestDb, { timeout: "120 seconds" })("intel store", (it) => {
+
   it.effect("upserts by stable id: the same changes twice store nothing new; restore gives the same state", () =>
     Effect.gen(function* () {
       const original = new IntelPipeline()
@@ -91,5 +96,21 @@ layer(TestDb, { timeout: "120 seconds" })("intel store", (it) => {
       yield* setBackfilledUntil("venue_b", 70)
       const until = yield* backfilledUntil
       expect([...until.entries()].sort()).toEqual([["venue_a", 100], ["venue_b", 70]])
+    }))
+  it.effect("a restored pipeline prices each open contract at its stored last trade (a restart replays no prices)", () =>
+    Effect.gen(function* () {
+      const e = aMarket({ contract: "PR-E", venue: "venue_b_us" })
+      const original = new IntelPipeline()
+      const one = run(original, [opened(e), traded(e, { ts: T0 + MIN, price: 0.88, usd: 1_077 }), priced(e, T0 + MIN, 0.88)])
+      yield* persistIntel(one.changes, one.positions)
+      yield* MarketStore.upsert([{
+        info: { ...infoOf(aListing({ contract: "PR-E", venue: "venue_b_us", t: T0 })) }, status: "open", winner: null,
+        closedAt: null, settledAt: null, lastPrice: 0.88, lastTradeAt: T0 + MIN,
+      }])
+      expect(marketFigures(original, e.ref, T0 + 2 * MIN)?.outcomes[0]?.price).toBe(0.88)
+      const restored = new IntelPipeline()
+      yield* restorePipeline(restored)
+      expect(marketFigures(restored, e.ref, T0 + 2 * MIN)?.outcomes[0]?.price).toBe(0.88)
+      expect(restored.takeChanges().moves).toEqual([])
     }))
 })

@@ -20,6 +20,17 @@ describe("MarketRegistry", () => {
     expect(registry.openRefs()).toEqual(["venue_a:C1"])
   })
 
+  it("keeps an event's contracts in listing order (time, then ref), as a restart restores them, whatever the announcement order", () => {
+    const registry = new MarketRegistry(collector().sink)
+    registry.deliver([aListing({ contract: "E-C", t: 100, event: "E" }), aListing({ contract: "E-B", t: 100, event: "E" })])
+    registry.deliver([aListing({ contract: "E-A", t: 200, event: "E" })])
+    registry.deliver([aListing({ contract: "E-0", t: 50, event: "E" })]) // announced late, listed earlier (a history row)
+    expect(registry.contractsOfEvent("venue_a:event:E")).toEqual(["venue_a:E-0", "venue_a:E-B", "venue_a:E-C", "venue_a:E-A"])
+    const restored = new MarketRegistry(collector().sink)
+    restored.restore(registry.records().sort((a, b) => a.info.listedAt - b.info.listedAt || (a.info.ref < b.info.ref ? -1 : 1)))
+    expect(restored.contractsOfEvent("venue_a:event:E")).toEqual(registry.contractsOfEvent("venue_a:event:E"))
+  })
+
   it("a new close time updates the listing and its stored record, before the listing too, and after retirement", () => {
     const out = collector()
     const registry = new MarketRegistry(out.sink, { graceMs: HOUR })

@@ -16,7 +16,7 @@
 import { type Actor, createActor } from "xstate"
 import type { FeedBatch } from "../bus.js"
 import type { FeedEvent, Level, MarketListed, MarketRescheduled, TickSizeChanged, TradeAttributed } from "../../domain/feed-events.js"
-import { marketRefOf, type MarketEvent, type MarketInfo, type MarketLifecycle, type MarketRecord, type MarketSide } from "../../domain/market-events.js"
+import { insertByListing, marketRefOf, type MarketEvent, type MarketInfo, type MarketLifecycle, type MarketRecord, type MarketSide } from "../../domain/market-events.js"
 import type { Bar } from "./bars.js"
 import { DEFAULT_JOIN, type JoinCounters, type JoinOptions, needsAttribution, TradeJoin } from "./join.js"
 import { infoOf, type MarketInput, round6, sideOf } from "./market-live.js"
@@ -130,7 +130,7 @@ export class MarketRegistry {
       if (this.live.has(ref) || this.retired.has(ref)) continue
       if (record.status === "open" || record.status === "closed") this.spawn({ record, announce: false })
       else this.retired.set(ref, record)
-      this.index(ref, null, record.info.event)
+      this.index(ref, null, record.info.event, record.info.listedAt)
       this.counters.restored++
     }
   }
@@ -233,7 +233,7 @@ export class MarketRegistry {
     if (entry !== undefined) {
       const info = infoOf(listing, entry.info.listedAt)
       if (sameInfo(info, entry.info)) return
-      this.index(ref, entry.info.event, info.event)
+      this.index(ref, entry.info.event, info.event, info.listedAt)
       entry.info = info
       this.push(entry, { _tag: "listed", info })
       this.dirty.add(ref)
@@ -243,13 +243,13 @@ export class MarketRegistry {
     if (record !== undefined) {
       const info = infoOf(listing, record.info.listedAt)
       if (sameInfo(info, record.info)) return
-      this.index(ref, record.info.event, info.event)
+      this.index(ref, record.info.event, info.event, info.listedAt)
       this.retired.set(ref, { ...record, info })
       this.dirty.add(ref)
       return
     }
     const info = infoOf(listing)
-    this.index(ref, null, info.event)
+    this.index(ref, null, info.event, info.listedAt)
     this.spawn(listedStart(info))
     this.counters.spawned++
     for (const event of this.held.release(ref)) this.routeKnown(event)
@@ -378,7 +378,8 @@ export class MarketRegistry {
     }
   }
 
-  private index(ref: string, from: string | null, to: string | null): void {
+  /** Moves `ref` (listed at `listedAt`) from event `from` to event `to`, in listing order (`insertByListing`). */
+  private index(ref: string, from: string | null, to: string | null, listedAt: number): void {
     if (from === to) return
     if (from !== null) {
       const refs = this.byEvent.get(from)
@@ -388,7 +389,7 @@ export class MarketRegistry {
     if (to === null) return
     const refs = this.byEvent.get(to)
     if (refs === undefined) this.byEvent.set(to, [ref])
-    else if (!refs.includes(ref)) refs.push(ref)
+    else insertByListing(refs, ref, (r) => (r === ref ? listedAt : this.info(r)?.listedAt ?? 0))
   }
 
   // ---- reads: current snapshots, never waiting ----
