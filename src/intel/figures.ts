@@ -57,8 +57,13 @@ export class ContractFigures {
   readonly #prices: Array<{ readonly time: number; readonly price: number }> = []
   /** Large buys of the last 24 hours, by side index (0 = Yes side). */
   readonly #large: [Array<LargeBuy>, Array<LargeBuy>] = [[], []]
-  /** Dollars traded since listing (picks the most traded contract of an event). */
+  /** Dollars traded since listing (picks the most traded contract of an open event). */
   tradedUsd = 0
+  /**
+   * Dollars of the trades the store keeps (whale or named): what a restart gives back exactly, so an ended
+   * event's lead contract and result read the same before and after one.
+   */
+  keptUsd = 0
   lastTradeAt: number | null = null
   lastPrice: number | null = null
   lastPriceAt: number | null = null

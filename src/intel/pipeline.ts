@@ -380,6 +380,7 @@ export class IntelPipeline {
     const id = whaleTradeId({ venue: info.venue, contract: e.ref, tradeId: e.tradeId, txId: e.txId })
     if (id === null || this.#seen.has(id)) return
     this.#seen.add(id)
+    state.figures.keptUsd += Number.isFinite(e.usd) && e.usd > 0 ? e.usd : 0
     const trader = e.trader === null ? null : `${info.venue}:${e.trader.id}`
     let entry: TradeEntry | null = null
     if (trader !== null && e.trader !== null) {

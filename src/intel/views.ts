@@ -44,7 +44,9 @@ type StateOf = NonNullable<ReturnType<IntelPipeline["contractState"]>>
  * venue_b) the event's outcomes are its contracts: the one contract whose Yes won names the winner, by its
  * label (the venue's wording, e.g. a nominee), or its title when it has none. Otherwise (venue_b, whose
  * contracts name their own outcomes, or no single Yes won) it is the winning side of the most traded settled
- * contract, the contract whose sides the list row shows while the market is open.
+ * contract, the contract whose sides the list row shows. Once every contract has ended, "most traded" counts
+ * the dollars of the trades the store keeps (whale or named, `keptUsd`), which a restart gives back exactly,
+ * ties to the first in listing order: an ended market's lead and result never change.
  */
 const eventWinner = (states: ReadonlyArray<StateOf>, lead: StateOf): string | null => {
   const yesWon = states.filter((s) => s.status === "settled" && s.info.sides[0].name === "Yes" && s.result === "Yes")
@@ -52,7 +54,7 @@ const eventWinner = (states: ReadonlyArray<StateOf>, lead: StateOf): string | nu
   if (only !== undefined) return only.info.sides[0].label === "Yes" ? only.info.title : only.info.sides[0].label
   if (lead.status === "settled" && lead.result !== null) return lead.result
   const settled = states.filter((s) => s.status === "settled" && s.result !== null)
-  return settled.length === 0 ? null : settled.reduce((a, b) => (b.figures.tradedUsd > a.figures.tradedUsd ? b : a)).result
+  return settled.length === 0 ? null : settled.reduce((a, b) => (b.figures.keptUsd > a.figures.keptUsd ? b : a)).result
 }
 
 /** A market's live figures; undefined when the ref is unknown. */
@@ -60,13 +62,14 @@ export const marketFigures = (p: IntelPipeline, ref: string, asOf = p.now): Mark
   const contracts = p.contractsOf(ref)
   const states = contracts.map((c) => p.contractState(c)).filter((s) => s !== undefined)
   if (states.length === 0) return undefined
-  const lead = states.reduce((a, b) => (b.figures.tradedUsd > a.figures.tradedUsd ? b : a))
+  const ended = states.every((s) => s.status === "settled" || s.status === "void")
+  const traded = ended ? (s: StateOf) => s.figures.keptUsd : (s: StateOf) => s.figures.tradedUsd
+  const lead = states.reduce((a, b) => (traded(b) > traded(a) ? b : a))
   const sum = (read: (s: (typeof states)[number]) => number | null): number | null =>
     states.reduce<number | null>((total, s) => {
       const v = read(s)
       return v === null ? total : (total ?? 0) + v
     }, null)
-  const ended = states.every((s) => s.status === "settled" || s.status === "void")
   const status: MarketLifecycle = ended
     ? (states.some((s) => s.status === "settled") ? "settled" : "void")
     : states.every((s) => s.status !== "open") ? "closed" : "open"

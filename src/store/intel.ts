@@ -245,10 +245,14 @@ interface SettlementRowDb {
   readonly time_ms: number
 }
 
+/** How far back a restart takes prices from the stored bars: the hour move1h reads, and a few minutes. */
+const RESTORED_PRICES_MS = 65 * 60_000
+const MINUTE_MS = 60_000
+
 /**
  * The MarketEvents that rebuild a pipeline's state from the store: every market listed, then named
  * and whale trades and settlements in their original processing order (`seq`), then the closings, then
- * each open contract's price (its stored last trade).
+ * each open contract's prices (its stored bars of the last hour and its last trade).
  */
 export const restoreEvents: Effect.Effect<{ readonly events: Array<MarketEvent>; readonly seq: number }, SqlError.SqlError, SqlClient.SqlClient> =
   Effect.gen(function* () {
@@ -303,13 +307,31 @@ export const restoreEvents: Effect.Effect<{ readonly events: Array<MarketEvent>;
       events.push({ _tag: "MarketClosed", ts: info.closesAt ?? info.listedAt, ref: info.ref })
     }
     // The pipeline's prices come from the live market actors (PriceChanged), which a restart does not
-    // replay: each open contract's stored last trade gives its price back, at the trade's time.
-    const prices = yield* sql<{ readonly ref: string; readonly last_price: number; readonly last_trade_at: number }>`
-      SELECT ref, last_price, last_trade_at::float8 AS last_trade_at FROM markets
-      WHERE status = 'open' AND last_price IS NOT NULL AND last_trade_at IS NOT NULL ORDER BY last_trade_at, ref`
-    for (const row of prices) {
-      if (infos.has(row.ref)) events.push({ _tag: "PriceChanged", ts: row.last_trade_at, ref: row.ref, yesPrice: row.last_price })
+    // replay. An open contract's prices come back from the store: the closes of its one-minute bars of the
+    // last hour before the stop (what move1h reads), each at its minute's end, then its stored last trade
+    // when that is newer. In time order, so each contract's points stay in order.
+    const open = yield* sql<{ readonly ref: string; readonly last_price: number | null; readonly last_trade_at: number | null }>`
+      SELECT ref, last_price, last_trade_at::float8 AS last_trade_at FROM markets WHERE status = 'open'`
+    const bars = yield* sql<{ readonly ref: string; readonly start: number; readonly close: number }>`
+      SELECT ref, start::float8 AS start, close FROM price_bars
+      WHERE start >= (SELECT max(start) FROM price_bars) - ${RESTORED_PRICES_MS} ORDER BY start, ref`
+    const openRefs = new Set(open.filter((row) => infos.has(row.ref)).map((row) => row.ref))
+    const prices: Array<MarketEvent & { readonly _tag: "PriceChanged" }> = []
+    const lastBarEnd = new Map<string, number>()
+    for (const bar of bars) {
+      if (!openRefs.has(bar.ref)) continue
+      const ts = bar.start + MINUTE_MS - 1
+      prices.push({ _tag: "PriceChanged", ts, ref: bar.ref, yesPrice: bar.close })
+      lastBarEnd.set(bar.ref, ts)
     }
+    for (const row of open) {
+      if (!openRefs.has(row.ref) || row.last_price === null || row.last_trade_at === null) continue
+      if (row.last_trade_at > (lastBarEnd.get(row.ref) ?? Number.NEGATIVE_INFINITY)) {
+        prices.push({ _tag: "PriceChanged", ts: row.last_trade_at, ref: row.ref, yesPrice: row.last_price })
+      }
+    }
+    prices.sort((a, b) => a.ts - b.ts || (a.ref < b.ref ? -1 : a.ref > b.ref ? 1 : 0))
+    events.push(...prices)
     return { events, seq }
   })
 

@@ -174,6 +174,23 @@ describe("an event's contracts", () => {
   })
 })
 
+describe("an ended event's lead and result", () => {
+  it("count the dollars of kept trades (whale or named), which a restart gives back, not every small trade", () => {
+    const p = new IntelPipeline()
+    const at = (contract: string) => aMarket({ contract, event: "venue_d:event:K", eventTitle: "K", venue: "venue_d", listedAt: T0 })
+    const [a, b, c] = [at("K-A"), at("K-B"), at("K-C")]
+    p.applyAll([
+      opened(a), opened(b), opened(c),
+      traded(a, { ts: T0 + 1, price: 0.5, usd: 12_000 }), // a whale: kept
+      traded(c, { ts: T0 + 2, price: 0.5, usd: 9_000 }), traded(c, { ts: T0 + 3, price: 0.5, usd: 9_000 }), // small, unnamed: not kept
+    ])
+    expect(marketFigures(p, "venue_d:event:K")?.lead.ref).toBe("venue_d:K-C") // open: the most traded of all trades
+    p.applyAll([settled(a, T0 + MIN), settled(b, T0 + MIN), settled(c, T0 + MIN, NO)]) // two Yes won: the lead decides
+    const f = marketFigures(p, "venue_d:event:K")
+    expect([f?.lead.ref, f?.result]).toEqual(["venue_d:K-A", "Yes"])
+  })
+})
+
 describe("a trade delivered twice", () => {
   it("counts once in the market's figures (history and the live feed overlap at the hand-over)", () => {
     const m = aMarket({ contract: "C1" })

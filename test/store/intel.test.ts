@@ -11,6 +11,7 @@ import { TestDb } from "../support/db.js"
 import { infoOf } from "../../src/actors/markets/market-live.js"
 import { marketFigures } from "../../src/intel/views.js"
 import { MarketStore } from "../../src/store/markets.js"
+import { PriceBarStore } from "../../src/store/price-bars.js"
 import { aListing } from "../actors/market-builders.js"
 import { aMarket, MIN, NO, opened, priced, settled, T0, traded } from "../support/intel-events.js"
 
@@ -112,5 +113,28 @@ layer(TestDb, { timeout: "120 seconds" })("intel store", (it) => {
       yield* restorePipeline(restored)
       expect(marketFigures(restored, e.ref, T0 + 2 * MIN)?.outcomes[0]?.price).toBe(0.88)
       expect(restored.takeChanges().moves).toEqual([])
+    }))
+
+  it.effect("a restored pipeline takes the last hour's prices from the stored bars, so move1h reads as before", () =>
+    Effect.gen(function* () {
+      const e = aMarket({ contract: "PR-M", venue: "venue_b_us" })
+      const original = new IntelPipeline()
+      const one = run(original, [
+        opened(e), priced(e, T0, 0.5), traded(e, { ts: T0 + 30 * MIN, price: 0.6, usd: 600 }), priced(e, T0 + 30 * MIN, 0.6),
+      ])
+      yield* persistIntel(one.changes, one.positions)
+      const bar = (start: number, close: number, usd: number) =>
+        ({ ref: e.ref, bar: { start, open: close, high: close, low: close, close, usd, contracts: usd / close, trades: usd > 0 ? 1 : 0 } })
+      yield* PriceBarStore.upsert([bar(T0, 0.5, 0), bar(T0 + 30 * MIN, 0.6, 600)])
+      yield* MarketStore.upsert([{
+        info: infoOf(aListing({ contract: "PR-M", venue: "venue_b_us", t: T0 })), status: "open", winner: null,
+        closedAt: null, settledAt: null, lastPrice: 0.6, lastTradeAt: T0 + 30 * MIN,
+      }])
+      const restored = new IntelPipeline()
+      yield* restorePipeline(restored)
+      const asOf = T0 + 40 * MIN
+      expect(marketFigures(original, e.ref, asOf)?.move1h).toBe(0.1)
+      expect(marketFigures(restored, e.ref, asOf)?.move1h).toBe(0.1)
+      expect(marketFigures(restored, e.ref, asOf)?.outcomes[0]?.price).toBe(0.6)
     }))
 })
