@@ -7,6 +7,7 @@ import { SqlClient, type SqlError } from "@effect/sql"
 import { Effect } from "effect"
 import type { Category, Kind, TradeEntry, TradeResult, Venue } from "../domain/enums.js"
 import type { MarketEvent, MarketInfo, MarketLifecycle } from "../domain/market-events.js"
+import { MINUTE_MS } from "../intel/config.js"
 import type { IntelChanges, IntelPipeline, StoredMarket, StoredMove, StoredPosition, StoredTrade } from "../intel/pipeline.js"
 
 const BATCH = 1000
@@ -246,8 +247,7 @@ interface SettlementRowDb {
 }
 
 /** How far back a restart takes prices from the stored bars: the hour move1h reads, and a few minutes. */
-const RESTORED_PRICES_MS = 65 * 60_000
-const MINUTE_MS = 60_000
+const RESTORED_PRICES_MS = 65 * MINUTE_MS
 
 /**
  * The MarketEvents that rebuild a pipeline's state from the store: every market listed, then named
