@@ -15,6 +15,7 @@
 // The registry never touches the database or a bus: emitted fills go to `onTraded` (the paper accounts),
 // and the bots whose money or status moved wait in `dirty` until the store layer drains them.
 import { type Actor, createActor } from "xstate"
+import { clear } from "../../arrays.js"
 import type { MarketEvent, MarketInfo, MarketLifecycle } from "../../domain/market-events.js"
 import type { IntelEvent } from "../../intel/intel-bus.js"
 import type { StoredTrade } from "../../intel/pipeline.js"
@@ -388,7 +389,7 @@ export class BotRegistry {
       }
     }
     const hits = this.hits
-    hits.length = 0
+    clear(hits)
     this.counters.signalTests += this.signals.match(t, hits)
     for (const id of hits) {
       const entry = this.bots.get(id)

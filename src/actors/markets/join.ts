@@ -17,6 +17,8 @@ export interface JoinOptions {
   readonly rememberMs: number
 }
 
+const NOTHING_DUE: ReadonlyArray<TradePrinted> = Object.freeze([])
+
 export const DEFAULT_JOIN: JoinOptions = { windowMs: 10_000, rememberMs: 600_000 }
 
 export interface JoinCounters {
@@ -120,7 +122,9 @@ export class TradeJoin {
   }
 
   /** Items whose window ended by `now`, alone, in arrival order; forgets old keys. */
-  flush(now: number): Array<TradePrinted> {
+  flush(now: number): ReadonlyArray<TradePrinted> {
+    // The registry calls this after every feed batch: most calls have nothing to do, and allocate nothing.
+    if (!this.dueBy(now) && !this.forgetDue(now)) return NOTHING_DUE
     const out: Array<TradePrinted> = []
     while (this.dueHead < this.dueQueue.length) {
       const w = this.dueQueue[this.dueHead]
@@ -144,6 +148,11 @@ export class TradeJoin {
       if (this.byKey.get(w.key) === w) this.byKey.delete(w.key)
     }
     return out
+  }
+
+  private forgetDue(now: number): boolean {
+    const w = this.forgetQueue[this.forgetHead]
+    return w !== undefined && w.forgetAt <= now
   }
 
   /** Items still waiting for a partner. */

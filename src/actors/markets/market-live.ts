@@ -15,9 +15,10 @@ import { Book } from "./book.js"
 
 export type TradeEvent = Extract<MarketEvent, { readonly _tag: "TradePrinted" }>
 
-/** What a market actor is fed: feed events already routed to it, checked and resolved to sides. */
+/** What a market actor is fed: feed events already routed to it, checked and resolved to sides. A book event is fed as it came (no wrapper: one per delta). */
 export type MarketInput =
-  | { readonly _tag: "book"; readonly event: BookSnapshot | BookDelta }
+  | BookSnapshot
+  | BookDelta
   | { readonly _tag: "trade"; readonly trade: TradeEvent }
   /** The venue's own last price of the Yes side (ticker). */
   | { readonly _tag: "price"; readonly ts: number; readonly price: number }
@@ -165,10 +166,10 @@ export class MarketLive {
       if (input === undefined) continue
       if (isControl(input)) break
       if (!data) continue
-      if (input._tag === "book") {
-        this.book.apply(input.event)
-        this.bookAt = input.event.ts
-        bookTs = input.event.ts
+      if (input._tag === "BookDelta" || input._tag === "BookSnapshot") {
+        this.book.apply(input)
+        this.bookAt = input.ts
+        bookTs = input.ts
         continue
       }
       if (bookTs !== null) this.bookChanged(info, bookTs, out)

@@ -24,7 +24,7 @@ const trade = (ts: number, price: number, side = YES, contracts = 10): MarketInp
     usd: round6(price * contracts), trader: null,
   } satisfies TradeEvent,
 })
-const book = (event: Parameters<typeof aSnapshot>[0] & object): MarketInput => ({ _tag: "book", event: aSnapshot(event) })
+const book = (event: Parameters<typeof aSnapshot>[0] & object): MarketInput => aSnapshot(event)
 
 describe("market statechart", () => {
   it("announces a fresh listing and starts open", () => {
@@ -108,7 +108,7 @@ describe("market data in one send per frame", () => {
     const m = started()
     m.batch(
       book({ t: 1_100, outcome: "yes", bids: [[0.4, 10], [0.41, 5]], asks: [[0.45, 7]] }),
-      { _tag: "book", event: aDelta({ t: 1_200, changes: [["yes", "bid", 0.42, 3], ["yes", "ask", 0.45, 0], ["yes", "ask", 0.46, 9]] }) },
+      aDelta({ t: 1_200, changes: [["yes", "bid", 0.42, 3], ["yes", "ask", 0.45, 0], ["yes", "ask", 0.46, 9]] }),
     )
     const live = m.actor.getSnapshot().context.live
     expect(live.book.levels("yes", "bid")).toEqual([{ price: 0.42, size: 3 }, { price: 0.41, size: 5 }, { price: 0.4, size: 10 }])

@@ -14,6 +14,7 @@
 // `drainChanges` hands the changed records, and `drainBars` the changed price bars, to the store's flush
 // (./market-bus.ts).
 import { type Actor, createActor } from "xstate"
+import { clear } from "../../arrays.js"
 import type { FeedBatch } from "../bus.js"
 import type { FeedEvent, Level, MarketListed, MarketRescheduled, TickSizeChanged, TradeAttributed } from "../../domain/feed-events.js"
 import { insertByListing, marketRefOf, type MarketEvent, type MarketInfo, type MarketLifecycle, type MarketRecord, type MarketSide } from "../../domain/market-events.js"
@@ -175,16 +176,16 @@ export class MarketRegistry {
       const inputs = entry.inputs
       this.counters.sends++
       const out = this.out
-      out.length = 0
+      clear(out)
       const stop = applyDataDirect(entry.actor, inputs, out)
       for (let i = 0; i < out.length; i++) this.emitted(out[i] as MarketEvent)
       if (stop < inputs.length) {
         this.counters.machineSends++
         entry.actor.send({ type: "feed.batch", inputs: inputs.slice(stop) })
       }
-      inputs.length = 0
+      clear(inputs)
     }
-    pending.length = 0
+    clear(pending)
   }
 
   private route(event: FeedEvent): void {
@@ -294,7 +295,7 @@ export class MarketRegistry {
   private inputOf(info: MarketInfo, event: Exclude<Routable, MarketListed | MarketRescheduled>): MarketInput | null {
     switch (event._tag) {
       case "BookSnapshot":
-      case "BookDelta": return { _tag: "book", event }
+      case "BookDelta": return event
       case "PriceReported": return event.price === null ? null : { _tag: "price", ts: event.ts, price: event.price }
       case "MarketClosed": return { _tag: "close", ts: event.ts }
       case "MarketVoided": return { _tag: "void", ts: event.ts }

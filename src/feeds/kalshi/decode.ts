@@ -2,12 +2,13 @@
 // bad frame is a FrameRejected, never a throw. Sequence checking is not here (./sequence.ts, used
 // by the socket). Kalshi books are bids only per side, so every book fact is emitted for both
 // outcomes: a yes bid at p is a no ask at 1 − p. Shapes and conventions: ./frames.ts.
-import type { Decoded, FeedEvent, FeedTrader, Level } from "../../domain/feed-events.js"
+import type { BookDelta, Decoded, FeedEvent, FeedTrader, Level } from "../../domain/feed-events.js"
 import type { Venue } from "../../domain/enums.js"
 import {
   EMPTY, MAX_SIZE, NOT_JSON, array, bad, categoryKind, complement, decimalOrNaN, epochOrNaN, isRecord, isoOrNaN, optionalString,
   parseText, reasonOf, record, rejectedOnly, string,
 } from "../wire.js"
+import type { ScannedDelta } from "./scan.js"
 
 export interface KalshiVenue {
   readonly venue: Extract<Venue, "venue_a" | "venue_d">
@@ -78,10 +79,11 @@ const optionalPrice = (dollars: unknown, cents: unknown): number | null => {
 }
 
 /** Venue time: `ts_ms`, else `ts` (epoch seconds, or RFC 3339 on deltas), else receipt time. */
-const venueTime = (msg: Record<string, unknown>, receivedAt: number): number => {
-  const ms = epochOrNaN(msg["ts_ms"], 1)
+const venueTime = (msg: Record<string, unknown>, receivedAt: number): number => timeOf(msg["ts_ms"], msg["ts"], receivedAt)
+
+const timeOf = (tsMs: unknown, ts: unknown, receivedAt: number): number => {
+  const ms = epochOrNaN(tsMs, 1)
   if (Number.isFinite(ms)) return ms
-  const ts = msg["ts"]
   if (ts === undefined) return receivedAt
   const seconds = epochOrNaN(ts, 1000)
   if (Number.isFinite(seconds)) return seconds
@@ -133,23 +135,45 @@ const sideOf = (value: unknown, what: string): "yes" | "no" =>
 const other = (side: "yes" | "no"): "yes" | "no" => (side === "yes" ? "no" : "yes")
 
 const delta = (venue: Venue, msg: Record<string, unknown>, receivedAt: number, out: Array<FeedEvent>): void => {
-  const side = sideOf(msg["side"], "side")
-  const p = priceOf(msg["price_dollars"], msg["price"], "price")
-  const raw = msg["delta_fp"] !== undefined ? msg["delta_fp"] : msg["delta"]
+  const change = msg["delta_fp"] !== undefined ? msg["delta_fp"] : msg["delta"]
+  out.push(deltaOf(venue, msg["side"], msg["price_dollars"], msg["price"], change, msg["market_ticker"], msg["ts_ms"], msg["ts"], receivedAt))
+}
+
+/** One delta from its `msg` fields, however they were read (JSON.parse, or ./scan.ts). */
+const deltaOf = (
+  venue: Venue, sideText: unknown, dollars: unknown, cents: unknown, raw: unknown, ticker: unknown, tsMs: unknown, ts: unknown,
+  receivedAt: number,
+): BookDelta => {
+  const side = sideOf(sideText, "side")
+  const p = priceOf(dollars, cents, "price")
   const change = decimalOrNaN(raw)
   if (!(Math.abs(change) <= MAX_SIZE)) return bad("delta is not a number of contracts")
-  out.push({
+  return {
     _tag: "BookDelta",
     venue,
-    ts: venueTime(msg, receivedAt),
+    ts: timeOf(tsMs, ts, receivedAt),
     receivedAt,
-    contract: string(msg["market_ticker"], "market_ticker"),
+    contract: string(ticker, "market_ticker"),
     mode: "add",
     changes: [
       { outcome: side, side: "bid", price: p, size: change },
       { outcome: other(side), side: "ask", price: complement(p), size: change },
     ],
-  })
+  }
+}
+
+/**
+ * A delta frame read by ./scan.ts: what the venue's decoder gives for the same frame parsed by
+ * JSON.parse (the same checks, in the same order), without building the frame's objects first.
+ */
+export const decodeKalshiDelta = (venue: KalshiVenue["venue"], scanned: ScannedDelta, receivedAt: number): Decoded => {
+  try {
+    const event = deltaOf(venue, scanned.side, scanned.price_dollars, undefined, scanned.delta_fp, scanned.market_ticker, scanned.ts_ms,
+      scanned.ts, receivedAt)
+    return { events: [event], rejected: EMPTY.rejected }
+  } catch (error) {
+    return rejectedOnly(venue, reasonOf(error))
+  }
 }
 
 // The taker's outcome: `taker_outcome_side`, else the deprecated `taker_side`, else the book side

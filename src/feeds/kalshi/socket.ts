@@ -19,8 +19,9 @@ import type { Venue } from "../../domain/enums.js"
 import type { FeedEvent } from "../../domain/feed-events.js"
 import type { FeedSink, Edge, Heartbeat, SessionOutput, StreamSession, Tap } from "../socket.js"
 import { FeedSocket, NOTHING } from "../socket.js"
+import { clear } from "../../arrays.js"
 import { isRecord } from "../wire.js"
-import type { KalshiDecoder } from "./decode.js"
+import { decodeKalshiDelta, type KalshiDecoder } from "./decode.js"
 import { scanDelta } from "./scan.js"
 import { SequenceTracker, sequenceOf } from "./sequence.js"
 import { decodeVenueA } from "../venue_a/decode.js"
@@ -44,12 +45,13 @@ export interface KalshiSessionOptions {
   readonly venue: KalshiVenueId
   /** Book markets to subscribe; omitted = every market (the simulator's reading of "no tickers"). */
   readonly markets?: ReadonlyArray<string>
-  readonly decode?: KalshiDecoder
 }
 
 const NO_REPLIES: ReadonlyArray<string> = Object.freeze([])
 
-const BOOK_TYPES: ReadonlySet<unknown> = new Set(["orderbook_snapshot", "orderbook_delta"])
+const DELTA_TYPE = "orderbook_delta"
+const BOOK_TYPES: ReadonlySet<unknown> = new Set(["orderbook_snapshot", DELTA_TYPE])
+const notBook = (event: FeedEvent): boolean => event._tag !== "BookDelta" && event._tag !== "BookSnapshot"
 /** Command responses repeat the sid's current `seq` (`ok`, `unsubscribed`) rather than advance it. */
 const CONTROL_TYPES: ReadonlySet<unknown> = new Set(["subscribed", "unsubscribed", "ok", "list_subscriptions", "error"])
 
@@ -82,7 +84,7 @@ const integerOrNull = (value: unknown): number | null => (typeof value === "numb
 
 export const kalshiSession = (options: KalshiSessionOptions): StreamSession => {
   const venue = options.venue
-  const decode = options.decode ?? KALSHI_DECODERS[venue]
+  const decode = KALSHI_DECODERS[venue]
   const tracker = new SequenceTracker()
   const books = new Map<number, BookSid>()
   /** sid → channel, from the `subscribed` answers. */
@@ -243,14 +245,21 @@ export const kalshiSession = (options: KalshiSessionOptions): StreamSession => {
       resyncs = 0
       gaps = 0
       reconnect = null
-      replies.length = 0
-      let frame: unknown = scanDelta(text) // most frames: the common delta shape, read without JSON.parse
-      if (frame === null) {
-        try {
-          frame = JSON.parse(text)
-        } catch {
-          return { ...NOTHING, ...decode(text, receivedAt) } // the decoder names the rejection
-        }
+      clear(replies)
+      // Most frames: the common delta shape, read without JSON.parse (what follows is the general path
+      // below for a delta: the sequence check, then the decoder's checks).
+      const scanned = scanDelta(text)
+      if (scanned !== null) {
+        const ticker = scanned.market_ticker.length > 0 ? scanned.market_ticker : null
+        const drop = sequenced(DELTA_TYPE, scanned.sid, scanned.seq, ticker, receivedAt)
+        const decoded = decodeKalshiDelta(venue, scanned, receivedAt)
+        return output(drop ? decoded.events.filter(notBook) : decoded.events, decoded.rejected)
+      }
+      let frame: unknown
+      try {
+        frame = JSON.parse(text)
+      } catch {
+        return { ...NOTHING, ...decode(text, receivedAt) } // the decoder names the rejection
       }
       if (!isRecord(frame)) return { ...NOTHING, ...decode(frame, receivedAt) }
       const type = frame["type"]
@@ -264,9 +273,7 @@ export const kalshiSession = (options: KalshiSessionOptions): StreamSession => {
       const dropBookEvents = at !== null &&
         sequenced(type, at.sid, at.seq, BOOK_TYPES.has(type) ? tickerOf(frame) : null, receivedAt)
       const decoded = decode(frame, receivedAt)
-      const events: ReadonlyArray<FeedEvent> = dropBookEvents
-        ? decoded.events.filter((e) => e._tag !== "BookDelta" && e._tag !== "BookSnapshot")
-        : decoded.events
+      const events: ReadonlyArray<FeedEvent> = dropBookEvents ? decoded.events.filter(notBook) : decoded.events
       return output(events, decoded.rejected)
     },
   }
