@@ -8,7 +8,8 @@
 // last write has finished. The old blocking policy (ingest waits for a write every N frames) is also
 // printed unless `blockingEveryFrames` is 0.
 // Frames are stepped through the Replayer one recorded line at a time, as a socket hands the session
-// one frame at a time (no generator between them: it cost 3% of the replay).
+// one frame at a time (no generator between them: it cost 3% of the replay). Every pass, JSON.parse's
+// included, walks its array by index: a for-of's iterator results are allocated where V8 does not inline them.
 // RUNS rounds (env RUNS, default 5), each running every pass once (JSON.parse, in memory, each store
 // policy from empty tables). Two figures per ratio: best time against best time, and the median over
 // rounds of the ratio within a round (a slow spell of the machine then falls on both of its sides).
@@ -19,7 +20,7 @@ import { join } from "node:path"
 import { Effect, Fiber, Layer } from "effect"
 import { SqlClient } from "@effect/sql"
 import { MarketRegistry } from "../src/actors/markets/registry.js"
-import { parseRecording } from "../src/feeds/recording.js"
+import { parseRecording, type RecordedLine } from "../src/feeds/recording.js"
 import { Replayer } from "../src/feeds/replay.js"
 import { IntelPipeline } from "../src/intel/pipeline.js"
 import { persistIntel } from "../src/store/intel.js"
@@ -59,9 +60,9 @@ const time = (f: () => void): number => {
 // Plain JSON.parse of the same frames.
 let sink = 0
 const parsePass = (): number => time(() => {
-  for (const frame of frames) {
+  for (let i = 0; i < frames.length; i++) {
     try {
-      sink += (JSON.parse(frame) as unknown) === null ? 1 : 0
+      sink += (JSON.parse(frames[i] as string) as unknown) === null ? 1 : 0
     } catch {
       sink++ // heartbeats (PONG) are frames too
     }
@@ -73,8 +74,8 @@ const memoryPass = (): number => time(() => {
   const pipeline = new IntelPipeline()
   const registry = new MarketRegistry((event) => pipeline.apply(event))
   const replayer = new Replayer()
-  for (const line of lines) {
-    const frame = replayer.step(line)
+  for (let i = 0; i < lines.length; i++) {
+    const frame = replayer.step(lines[i] as RecordedLine)
     if (frame !== null) registry.deliver(frame.events)
   }
   registry.advance(Number.MAX_SAFE_INTEGER)
@@ -110,8 +111,8 @@ const endToEnd = Effect.gen(function* () {
   let lastFlush = start
   let writing: Fiber.RuntimeFiber<void, unknown> | null = null
   const replayer = new Replayer()
-  for (const line of lines) {
-    const frame = replayer.step(line)
+  for (let i = 0; i < lines.length; i++) {
+    const frame = replayer.step(lines[i] as RecordedLine)
     if (frame === null) continue
     registry.deliver(frame.events)
     if (++n % CHUNK !== 0) continue
@@ -147,8 +148,8 @@ const blocking = Effect.gen(function* () {
   let stored = 0
   let flushes = 0
   const replayer = new Replayer()
-  for (const line of lines) {
-    const frame = replayer.step(line)
+  for (let i = 0; i < lines.length; i++) {
+    const frame = replayer.step(lines[i] as RecordedLine)
     if (frame === null) continue
     registry.deliver(frame.events)
     if (++n % BLOCKING_EVERY === 0) {
@@ -214,4 +215,6 @@ if (measured.olds.length > 0) {
   const old = fastest(measured.olds)
   console.log(`… → store (${storage}, blocking write every ${BLOCKING_EVERY} frames, ${old.flushes} writes)  ${rate(old.ms).toLocaleString("en-US")} frames/s  ratio ${(parseMs / old.ms).toFixed(3)} (median of rounds ${paired(measured.olds.map((r) => r.ms))})  (${old.stored} trades flushed)`)
 }
+// Each round's times, so a slow spell of the machine shows as what it is.
+console.log("rounds (ms): " + measured.parses.map((p, i) => `parse ${p.toFixed(0)} / memory ${(measured.memories[i] as number).toFixed(0)} / e2e ${(measured.e2es[i]?.ms ?? 0).toFixed(0)}`).join("; "))
 if (sink < 0) console.log(sink)

@@ -8,7 +8,7 @@
 // It never reads the wall clock itself; real-time pacing sleeps through an injected `sleep`.
 import { readFileSync } from "node:fs"
 import type { Venue } from "../domain/enums.js"
-import type { FeedEvent } from "../domain/feed-events.js"
+import type { FeedEvent, FrameRejected } from "../domain/feed-events.js"
 import { ConnectionCounters, venueHealth, type ConnectionHealth, type StreamName, type VenueHealth } from "./counters.js"
 import { kalshiSession } from "./kalshi/socket.js"
 import { parseRecording, type RecordedLine } from "./recording.js"
@@ -87,7 +87,7 @@ export class Replayer {
     if ("sent" in line) return null
     c.counters.frame(line.bytes ?? Buffer.byteLength(line.frame), line.t)
     const out = c.session.frame(line.frame, line.t)
-    for (const r of out.rejected) c.counters.reject(r.reason)
+    for (let i = 0; i < out.rejected.length; i++) c.counters.reject((out.rejected[i] as FrameRejected).reason)
     c.counters.resyncs += out.resyncs
     c.counters.gaps += out.gaps ?? 0
     c.counters.events += out.events.length

@@ -2,7 +2,7 @@
 // BookSnapshot or BookDelta per frame (hot path: one call per frame, no allocation per level). Plain and mutable, owned by the market actor; never an xstate context of
 // its own. It records what the venue said: a crossed or locked book is kept as is, never "fixed"
 // and never an error (venues show transient crossings, e.g. the real burst's frames 47–48).
-import type { BookDelta, BookSnapshot, Level } from "../../domain/feed-events.js"
+import type { BookChange, BookDelta, BookSnapshot, Level } from "../../domain/feed-events.js"
 
 export type BookSide = "bid" | "ask"
 
@@ -84,7 +84,10 @@ class Ladder {
 
   replace(levels: ReadonlyArray<Level>): void {
     this.count = 0
-    for (const level of levels) this.set(level.price, level.size)
+    for (let i = 0; i < levels.length; i++) {
+      const level = levels[i] as Level
+      this.set(level.price, level.size)
+    }
   }
 
   bestPrice(): number | null {
@@ -154,7 +157,9 @@ export class Book {
   /** `set`: the level's new total; `add`: a signed change. A resulting size ≤ 0 removes the level. */
   applyDelta(delta: BookDelta): void {
     const add = delta.mode === "add"
-    for (const change of delta.changes) {
+    const changes = delta.changes
+    for (let i = 0; i < changes.length; i++) {
+      const change = changes[i] as BookChange
       const ladder = this.outcome(change.outcome).side(change.side)
       if (add) ladder.add(change.price, change.size)
       else ladder.set(change.price, change.size)
