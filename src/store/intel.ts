@@ -1,28 +1,29 @@
 // Whale intelligence in PostgreSQL: batched upserts of what the pipeline changed (markets, whale and
 // named trades, moves, trader positions, settlements) and the restore that rebuilds a pipeline from
 // them. Every write is keyed by a stable id, so persisting the same changes twice stores nothing new;
-// rows go out as column arrays through `unnest` (at most 1000 rows per table per statement, every
-// table of a flush in one statement), never one statement per event. Plain functions over SqlClient, like the other repositories.
+// rows go out as one JSON parameter per table through `json_to_recordset` (jsonRecords in ./sql-helpers.ts; at
+// most 1000 rows per table per statement, every table of a flush in one statement), never one statement per event. Plain functions over SqlClient, like the other repositories.
 import { SqlClient, type SqlError } from "@effect/sql"
 import { Effect } from "effect"
 import type { Category, Kind, TradeEntry, TradeResult, Venue } from "../domain/enums.js"
 import type { MarketEvent, MarketInfo, MarketLifecycle } from "../domain/market-events.js"
 import { MINUTE_MS } from "../intel/config.js"
+import { jsonRecords } from "./sql-helpers.js"
 import type { IntelChanges, IntelPipeline, StoredMarket, StoredMove, StoredPosition, StoredTrade } from "../intel/pipeline.js"
 
 const BATCH = 1000
 
 type Column<R> = readonly [name: string, type: string, read: (row: R) => unknown]
 
-/** One statement's worth of one table's upsert: its INSERT text (placeholders from `first`) and arrays. */
+/** One statement's worth of one table's upsert: its INSERT text (its parameter's number given) and parameter. */
 interface Chunk {
-  readonly insert: (first: number) => string
-  readonly params: ReadonlyArray<ReadonlyArray<unknown>>
+  readonly insert: (param: number) => string
+  readonly params: ReadonlyArray<string>
 }
 
 /**
- * `INSERT … SELECT FROM unnest(arrays) ON CONFLICT (key) DO UPDATE` in chunks of BATCH rows; the last
- * row of an id wins.
+ * `INSERT … SELECT FROM json_to_recordset(rows) ON CONFLICT (key) DO UPDATE` in chunks of BATCH rows, the
+ * rows as one JSON parameter (jsonRecords); the last row of an id wins.
  */
 const upsertChunks = <R>(
   table: string,
@@ -36,15 +37,19 @@ const upsertChunks = <R>(
   for (const row of rows) last.set(keyOf(row), row)
   const unique = [...last.values()]
   const names = columns.map(([name]) => name).join(", ")
+  const types = columns.map(([name, type]) => `${name} ${type}`).join(", ")
   const updates = columns.filter(([name]) => name !== key).map(([name]) => `${name} = EXCLUDED.${name}`).join(", ")
-  const insert = (first: number): string => {
-    const arrays = columns.map(([, type], i) => `$${first + i}::${type}[]`).join(", ")
-    return `INSERT INTO ${table} (${names}) SELECT * FROM unnest(${arrays}) ON CONFLICT (${key}) DO UPDATE SET ${updates}`
+  const insert = (param: number): string =>
+    `INSERT INTO ${table} (${names}) SELECT ${names} FROM json_to_recordset($${param}::json) AS t (${types}) ` +
+    `ON CONFLICT (${key}) DO UPDATE SET ${updates}`
+  const record = (row: R): Record<string, unknown> => {
+    const out: Record<string, unknown> = {}
+    for (const [name, , read] of columns) out[name] = read(row)
+    return out
   }
   const chunks: Array<Chunk> = []
   for (let from = 0; from < unique.length; from += BATCH) {
-    const chunk = unique.slice(from, from + BATCH)
-    chunks.push({ insert, params: columns.map(([, , read]) => chunk.map(read)) })
+    chunks.push({ insert, params: [jsonRecords(unique.slice(from, from + BATCH).map(record))] })
   }
   return chunks
 }
@@ -79,7 +84,7 @@ const marketColumns: ReadonlyArray<Column<StoredMarket>> = [
   ["event_title", "text", (m) => m.info.eventTitle],
   ["category", "text", (m) => m.info.category],
   ["kind", "text", (m) => m.info.kind],
-  ["info", "jsonb", (m) => JSON.stringify(m.info)],
+  ["info", "jsonb", (m) => m.info],
   ["status", "text", (m) => m.status],
   ["result", "text", (m) => m.result],
   ["settled_at_ms", "bigint", (m) => m.settledAt],

@@ -1,6 +1,6 @@
 // Markets in PostgreSQL: batched upserts of MarketRecords (listing + lifecycle) by ref, with their
 // events' metadata, and the load that restores the registry on start. Writes are multi-row: one
-// `INSERT … SELECT FROM unnest(…)` per chunk of at most `CHUNK` rows (PostgreSQL 15 and PGlite alike),
+// `INSERT … SELECT FROM json_to_recordset(…)` per chunk of at most `CHUNK` rows (PostgreSQL 15 and PGlite alike; the rows go as one JSON parameter, see jsonRecords in ./sql-helpers.ts),
 // never one statement per market. The caller (the flush fiber in src/actors/markets/market-bus.ts)
 // decides when; nothing here runs on the feed's hot path. Plain functions over SqlClient, like
 // ./webhooks.ts. `paired_refs` (the same market on other venues) is kept when a row is upserted: no
@@ -9,6 +9,7 @@ import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import type { Category, Kind, Venue } from "../domain/enums.js"
 import type { MarketInfo, MarketLifecycle, MarketRecord, MarketSide } from "../domain/market-events.js"
+import { jsonRecords } from "./sql-helpers.js"
 
 /** Rows per statement. */
 export const CHUNK = 500
@@ -60,43 +61,36 @@ const fromRow = (row: Row): MarketRecord => {
   }
 }
 
-const column = <A>(records: ReadonlyArray<MarketRecord>, f: (r: MarketRecord) => A): Array<A> => records.map(f)
-
 const upsertChunk = (sql: SqlClient.SqlClient, records: ReadonlyArray<MarketRecord>) =>
   Effect.gen(function* () {
     const events = new Map<string, MarketInfo>()
     for (const r of records) if (r.info.event !== null) events.set(r.info.event, r.info)
     if (events.size > 0) {
-      const infos = [...events.values()]
+      const rows = jsonRecords([...events.values()].map((i) => ({
+        ref: i.event, venue: i.venue, title: i.eventTitle, category: i.category, kind: i.kind, series: i.series,
+      })))
       yield* sql`
         INSERT INTO market_events (ref, venue, title, category, kind, series)
-        SELECT * FROM unnest(
-          ${infos.map((i) => i.event)}::text[], ${infos.map((i) => i.venue)}::text[],
-          ${infos.map((i) => i.eventTitle)}::text[], ${infos.map((i) => i.category)}::text[],
-          ${infos.map((i) => i.kind)}::text[], ${infos.map((i) => i.series)}::text[])
+        SELECT * FROM json_to_recordset(${rows}::json) AS t (ref text, venue text, title text, category text, kind text, series text)
         ON CONFLICT (ref) DO UPDATE SET
           title = EXCLUDED.title, category = EXCLUDED.category, kind = EXCLUDED.kind,
           series = EXCLUDED.series, updated_at = now()`
     }
+    const rows = jsonRecords(records.map((r) => ({
+      ref: r.info.ref, venue: r.info.venue, contract: r.info.contract, event_ref: r.info.event, title: r.info.title,
+      category: r.info.category, kind: r.info.kind, sides: r.info.sides, rule: r.info.rule, series: r.info.series,
+      opens_at: r.info.opensAt, closes_at: r.info.closesAt, fee_rate: r.info.feeRate, listed_at: r.info.listedAt, status: r.status,
+      winner: r.winner?.id ?? null, closed_at: r.closedAt, settled_at: r.settledAt, last_price: r.lastPrice, last_trade_at: r.lastTradeAt,
+    })))
     yield* sql`
       INSERT INTO markets (ref, venue, contract, event_ref, title, category, kind, sides, rule, series, opens_at,
         closes_at, fee_rate, listed_at, status, winner, closed_at, settled_at, last_price, last_trade_at)
-      SELECT ref, venue, contract, event_ref, title, category, kind, sides::jsonb, rule, series,
+      SELECT ref, venue, contract, event_ref, title, category, kind, sides, rule, series,
         round(opens_at)::bigint, round(closes_at)::bigint, fee_rate, round(listed_at)::bigint, status, winner,
         round(closed_at)::bigint, round(settled_at)::bigint, last_price, round(last_trade_at)::bigint
-      FROM unnest(
-        ${column(records, (r) => r.info.ref)}::text[], ${column(records, (r) => r.info.venue)}::text[],
-        ${column(records, (r) => r.info.contract)}::text[], ${column(records, (r) => r.info.event)}::text[],
-        ${column(records, (r) => r.info.title)}::text[], ${column(records, (r) => r.info.category)}::text[],
-        ${column(records, (r) => r.info.kind)}::text[], ${column(records, (r) => JSON.stringify(r.info.sides))}::text[],
-        ${column(records, (r) => r.info.rule)}::text[], ${column(records, (r) => r.info.series)}::text[],
-        ${column(records, (r) => r.info.opensAt)}::float8[], ${column(records, (r) => r.info.closesAt)}::float8[],
-        ${column(records, (r) => r.info.feeRate)}::float8[], ${column(records, (r) => r.info.listedAt)}::float8[],
-        ${column(records, (r) => r.status)}::text[], ${column(records, (r) => r.winner?.id ?? null)}::text[],
-        ${column(records, (r) => r.closedAt)}::float8[], ${column(records, (r) => r.settledAt)}::float8[],
-        ${column(records, (r) => r.lastPrice)}::float8[], ${column(records, (r) => r.lastTradeAt)}::float8[]
-      ) AS t (ref, venue, contract, event_ref, title, category, kind, sides, rule, series, opens_at, closes_at,
-        fee_rate, listed_at, status, winner, closed_at, settled_at, last_price, last_trade_at)
+      FROM json_to_recordset(${rows}::json) AS t (ref text, venue text, contract text, event_ref text, title text, category text,
+        kind text, sides jsonb, rule text, series text, opens_at float8, closes_at float8, fee_rate float8, listed_at float8,
+        status text, winner text, closed_at float8, settled_at float8, last_price float8, last_trade_at float8)
       ON CONFLICT (ref) DO UPDATE SET
         event_ref = EXCLUDED.event_ref, title = EXCLUDED.title, category = EXCLUDED.category, kind = EXCLUDED.kind,
         sides = EXCLUDED.sides, rule = EXCLUDED.rule, series = EXCLUDED.series, opens_at = EXCLUDED.opens_at,

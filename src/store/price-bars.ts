@@ -8,6 +8,7 @@ import { Effect } from "effect"
 import type { Bar } from "../actors/markets/bars.js"
 import type { ContractBar } from "../actors/markets/registry.js"
 import { CHUNK } from "./markets.js"
+import { jsonRecords } from "./sql-helpers.js"
 
 /** Bars are kept this long (feed time): Get Market's longest `range`. */
 export const BARS_KEPT_MS = 7 * 86_400_000
@@ -16,15 +17,15 @@ export const BARS_KEPT_MS = 7 * 86_400_000
 type Row = Omit<Bar, "start"> & { readonly start: number | string }
 
 const upsertChunk = (sql: SqlClient.SqlClient, rows: ReadonlyArray<ContractBar>) => {
-  const col = <A>(f: (c: ContractBar) => A): Array<A> => rows.map(f)
+  const records = jsonRecords(rows.map(({ ref, bar }) => ({
+    ref, start: bar.start, open: bar.open, high: bar.high, low: bar.low, close: bar.close, usd: bar.usd, contracts: bar.contracts,
+    trades: bar.trades,
+  })))
   return sql`
     INSERT INTO price_bars (ref, start, open, high, low, close, usd, contracts, trades)
     SELECT ref, round(start)::bigint, open, high, low, close, usd, contracts, trades
-    FROM unnest(
-      ${col((c) => c.ref)}::text[], ${col((c) => c.bar.start)}::float8[], ${col((c) => c.bar.open)}::float8[],
-      ${col((c) => c.bar.high)}::float8[], ${col((c) => c.bar.low)}::float8[], ${col((c) => c.bar.close)}::float8[],
-      ${col((c) => c.bar.usd)}::float8[], ${col((c) => c.bar.contracts)}::float8[], ${col((c) => c.bar.trades)}::integer[]
-    ) AS t (ref, start, open, high, low, close, usd, contracts, trades)
+    FROM json_to_recordset(${records}::json) AS t (ref text, start float8, open float8, high float8, low float8, close float8,
+      usd float8, contracts float8, trades integer)
     ON CONFLICT (ref, start) DO UPDATE SET
       open = EXCLUDED.open, high = EXCLUDED.high, low = EXCLUDED.low, close = EXCLUDED.close, usd = EXCLUDED.usd,
       contracts = EXCLUDED.contracts, trades = EXCLUDED.trades`

@@ -66,6 +66,17 @@ layer(TestDb, { timeout: "120 seconds", excludeTestServices: true })("market sto
       expect(yield* MarketStore.pairedOf(open.info.ref)).toEqual([])
     }))
 
+  it.effect("text PostgreSQL cannot hold is mended, not a failed flush: a lone surrogate reads U+FFFD, a NUL is dropped; quotes and backslashes keep", () =>
+    Effect.gen(function* () {
+      const base = recordOf("RT-TEXT")
+      const odd = { ...base, info: { ...base.info, title: "Will \ud800 \"win\" \\u0041\u0000?", rule: "a \\ b" } }
+      yield* MarketStore.upsert([odd])
+      const [loaded] = (yield* MarketStore.load).filter((r) => r.info.contract === "RT-TEXT")
+      expect(loaded?.info.title).toBe("Will \ufffd \"win\" \\u0041?")
+      expect(loaded?.info.rule).toBe("a \\ b")
+      expect(loaded?.info.sides).toEqual(base.info.sides)
+    }))
+
   it.effect("a stored record never goes back: an ended market stays ended, the newer last trade stays", () =>
     Effect.gen(function* () {
       const winner = recordOf("NB-SETTLED").info.sides[0]

@@ -2,11 +2,11 @@
 // bad frame is a FrameRejected, never a throw. Sequence checking is not here (./sequence.ts, used
 // by the socket). Kalshi books are bids only per side, so every book fact is emitted for both
 // outcomes: a yes bid at p is a no ask at 1 − p. Shapes and conventions: ./frames.ts.
-import type { BookDelta, Decoded, FeedEvent, FeedTrader, Level } from "../../domain/feed-events.js"
+import type { BookDelta, Decoded, FeedEvent, FeedTrader, FrameRejected, Level } from "../../domain/feed-events.js"
 import type { Venue } from "../../domain/enums.js"
 import {
   EMPTY, MAX_SIZE, NOT_JSON, array, bad, categoryKind, complement, decimalOrNaN, epochOrNaN, isRecord, isoOrNaN, optionalString,
-  parseText, reasonOf, record, rejectedOnly, string,
+  parseText, reasonOf, record, rejectedOnly, rejection, string,
 } from "../wire.js"
 import type { ScannedDelta } from "./scan.js"
 
@@ -163,16 +163,16 @@ const deltaOf = (
 }
 
 /**
- * A delta frame read by ./scan.ts: what the venue's decoder gives for the same frame parsed by
- * JSON.parse (the same checks, in the same order), without building the frame's objects first.
+ * A delta frame read by ./scan.ts: the one event, or the one rejection, the venue's decoder gives for
+ * the same frame parsed by JSON.parse (the same checks, in the same order), without building the
+ * frame's objects first.
  */
-export const decodeKalshiDelta = (venue: KalshiVenue["venue"], scanned: ScannedDelta, receivedAt: number): Decoded => {
+export const decodeKalshiDelta = (venue: KalshiVenue["venue"], scanned: ScannedDelta, receivedAt: number): BookDelta | FrameRejected => {
   try {
-    const event = deltaOf(venue, scanned.side, scanned.price_dollars, undefined, scanned.delta_fp, scanned.market_ticker, scanned.ts_ms,
+    return deltaOf(venue, scanned.side, scanned.price_dollars, undefined, scanned.delta_fp, scanned.market_ticker, scanned.ts_ms,
       scanned.ts, receivedAt)
-    return { events: [event], rejected: EMPTY.rejected }
   } catch (error) {
-    return rejectedOnly(venue, reasonOf(error))
+    return rejection(venue, reasonOf(error))
   }
 }
 

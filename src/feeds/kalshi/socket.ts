@@ -20,7 +20,7 @@ import type { FeedEvent } from "../../domain/feed-events.js"
 import type { FeedSink, Edge, Heartbeat, SessionOutput, StreamSession, Tap } from "../socket.js"
 import { FeedSocket, NOTHING } from "../socket.js"
 import { clear } from "../../arrays.js"
-import { isRecord } from "../wire.js"
+import { EMPTY, isRecord } from "../wire.js"
 import { decodeKalshiDelta, type KalshiDecoder } from "./decode.js"
 import { scanDelta } from "./scan.js"
 import { SequenceTracker, sequenceOf } from "./sequence.js"
@@ -253,7 +253,8 @@ export const kalshiSession = (options: KalshiSessionOptions): StreamSession => {
         const ticker = scanned.market_ticker.length > 0 ? scanned.market_ticker : null
         const drop = sequenced(DELTA_TYPE, scanned.sid, scanned.seq, ticker, receivedAt)
         const decoded = decodeKalshiDelta(venue, scanned, receivedAt)
-        return output(drop ? decoded.events.filter(notBook) : decoded.events, decoded.rejected)
+        if (decoded._tag === "FrameRejected") return output(EMPTY.events, [decoded])
+        return output(drop ? EMPTY.events : [decoded], EMPTY.rejected)
       }
       let frame: unknown
       try {
