@@ -151,7 +151,7 @@ export const KeysLive: Layer.Layer<Keys, never, SqlClient.SqlClient> = Layer.eff
         if (cache.size >= CACHE_LIMIT) cache.clear()
         cache.set(hash, { principal, until: now + (Option.isSome(principal) ? POSITIVE_TTL_MS : NEGATIVE_TTL_MS) })
         return principal
-      }).pipe(Effect.withSpan("Keys.authenticate"))
+      }).pipe(Effect.withSpan("Keys.authenticate", { captureStackTrace: false })) // per request: no call-site Error
 
     const create = (input: { readonly account: string; readonly scopes: ReadonlyArray<Scope>; readonly subscription: boolean }) =>
       Effect.gen(function* () {
