@@ -4,6 +4,7 @@
 import type { Decoded, FeedEvent, FrameRejected } from "../domain/feed-events.js"
 import { CATEGORIES, KINDS, categoryOfKind, kindBelongsTo } from "../domain/enums.js"
 import type { Category, Kind, Venue } from "../domain/enums.js"
+import { round6 } from "../numbers.js"
 
 /** Thrown inside a decoder to reject the frame (or one object of an array frame); never escapes. */
 export class Bad {
@@ -109,9 +110,6 @@ export const size = (value: unknown, what: string): number => {
   const n = decimalOrNaN(value)
   return n >= 0 && n <= MAX_SIZE ? n : bad(`${what} is not a size in 0..${MAX_SIZE}`)
 }
-
-/** Kills the float noise of `1 − p` and cents arithmetic: venue prices have at most 6 decimals. */
-export const round6 = (x: number): number => Math.round(x * 1e6) / 1e6
 
 export const complement = (p: number): number => round6(1 - p)
 

@@ -1,6 +1,7 @@
 // Live figures of one contract over the last hour (dollars traded, Yes price change, whale money) and
 // its large buys of the last 24 hours per side, for List Markets, positions rows and calls. Pure: the
 // pipeline feeds trades and prices in feed time and passes `now` (its feed clock) to every read.
+import { round6 } from "../numbers.js"
 import { DAY_MS, HOUR_MS } from "./config.js"
 
 interface Timed {
@@ -21,10 +22,13 @@ class Window {
     this.#sum += usd
   }
 
-  /** Entries with time > now − span (the window is open at its old end). */
+  /**
+   * Entries with time > now − span (the window is open at its old end). The running sum carries float
+   * noise from its adds and subtracts (47473.898637999926): it is read to 6 decimals, as trades' dollars are.
+   */
   sum(now: number): { readonly count: number; readonly usd: number } {
     this.#prune(now)
-    return { count: this.#items.length - this.#head, usd: this.#sum }
+    return { count: this.#items.length - this.#head, usd: round6(this.#sum) }
   }
 
   #prune(now: number): void {

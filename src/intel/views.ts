@@ -17,6 +17,7 @@ import { roundPrice } from "./figures.js"
 import type { IntelPipeline, StoredPosition } from "./pipeline.js"
 import { isWinningRecord } from "./records.js"
 import { callOf, type PositionRowData } from "./winning.js"
+import { round6 } from "../numbers.js"
 
 export interface MarketFigures {
   /** Market ref (event or contract). */
@@ -65,11 +66,13 @@ export const marketFigures = (p: IntelPipeline, ref: string, asOf = p.now): Mark
   const ended = states.every((s) => s.status === "settled" || s.status === "void")
   const traded = ended ? (s: StateOf) => s.figures.keptUsd : (s: StateOf) => s.figures.tradedUsd
   const lead = states.reduce((a, b) => (traded(b) > traded(a) ? b : a))
-  const sum = (read: (s: (typeof states)[number]) => number | null): number | null =>
-    states.reduce<number | null>((total, s) => {
+  const sum = (read: (s: (typeof states)[number]) => number | null): number | null => {
+    const total = states.reduce<number | null>((t, s) => {
       const v = read(s)
-      return v === null ? total : (total ?? 0) + v
+      return v === null ? t : (t ?? 0) + v
     }, null)
+    return total === null ? null : round6(total)
+  }
   const status: MarketLifecycle = ended
     ? (states.some((s) => s.status === "settled") ? "settled" : "void")
     : states.every((s) => s.status !== "open") ? "closed" : "open"

@@ -15,6 +15,7 @@
 //   held, fee included on both sides; buys: null). Holdings of market bots are not shown.
 import { Effect, Option, Schema } from "effect"
 import { Validation } from "../domain/errors.js"
+import { round6 } from "../numbers.js"
 import { Accounts } from "../actors/accounts/registry.js"
 import { type Holding, isMarketBot, totalsOf } from "../actors/accounts/account.machine.js"
 import { Venue } from "../domain/enums.js"
@@ -45,8 +46,6 @@ export const GetPaperInput = Schema.Struct({
   ...PageParams,
 }).annotations({ ...STRICT, identifier: "GetPaperInput" })
 export type GetPaperInput = typeof GetPaperInput.Type
-
-const round6 = (x: number): number => Math.round(x * 1e6) / 1e6
 
 export const positionOf = (h: Holding, price: number | null): PaperPosition => {
   // Not rounded: the spec's `cost` is "contracts times entryPrice", and a 6-decimal entry price times a large

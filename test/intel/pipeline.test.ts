@@ -206,6 +206,23 @@ describe("a trade delivered twice", () => {
   })
 })
 
+describe("a market's hour sums", () => {
+  it("read to 6 decimals, without the running sum's float noise", () => {
+    const m = aMarket({ contract: "C-NOISE" })
+    const p = new IntelPipeline()
+    p.apply(opened(m))
+    // The hour's sum is kept running (add on a trade, subtract as it leaves the hour): in floats 1,000.1
+    // and 0.2 in and out again around a 1.1 that stays leave 1.1000000000000683. Trades' dollars carry 6
+    // decimals, so do the sums.
+    p.applyAll([
+      traded(m, { ts: T0, price: 0.5, usd: 1_000.1, tradeId: "n1" }), traded(m, { ts: T0 + 1, price: 0.5, usd: 0.2, tradeId: "n2" }),
+      traded(m, { ts: T0 + 30 * MIN, price: 0.5, usd: 1.1, tradeId: "n3" }),
+    ])
+    expect(marketFigures(p, m.ref, T0 + 30 * MIN)?.volume1h).toBe(1_001.4)
+    expect(marketFigures(p, m.ref, T0 + 61 * MIN)?.volume1h).toBe(1.1)
+  })
+})
+
 describe("winning positions and the call", () => {
   const config = intelConfig({ winning: { minSettled: 2, minWinRate: 0.5, minProfit: 0 }, records: { minSettledForRates: 2 } })
 

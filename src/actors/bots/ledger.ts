@@ -14,6 +14,7 @@
 // - record: `settled` counts closed trades, `winRate` = wins / (wins + losses) (null until one),
 //   `staked` = cost of every trade, `profit` = realized + unrealized, `return` = profit / staked.
 import type { Venue } from "../../domain/enums.js"
+import { round6 } from "../../numbers.js"
 
 /** Where a trade was placed: the market object of its row (category and kind are always null there). */
 export interface TradeMarket {
@@ -55,7 +56,6 @@ export interface Filled {
   readonly fee: number
 }
 
-const round6 = (x: number): number => Math.round(x * 1e6) / 1e6
 const clampPrice = (p: number): number => (p < 0 ? 0 : p > 1 ? 1 : p)
 
 /** The seq of a bot's next trade (seq n sits at index n − 1). */

@@ -4,6 +4,7 @@
 // dropped past `keep` bars, so an idle market costs nothing and a busy one is bounded. The bars changed
 // since the last `takeChanged` are what the store's flush writes (src/store/price-bars.ts), so history
 // outlives the actor and a restart.
+import { round6 } from "../../numbers.js"
 
 export const MINUTE_MS = 60_000
 
@@ -33,8 +34,6 @@ interface MutableBar {
   contracts: number
   trades: number
 }
-
-const round6 = (x: number): number => Math.round(x * 1e6) / 1e6
 
 /** A day of minutes by default. */
 export const DEFAULT_BARS_KEPT = 1_440

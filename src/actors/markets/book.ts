@@ -3,11 +3,9 @@
 // its own. It records what the venue said: a crossed or locked book is kept as is, never "fixed"
 // and never an error (venues show transient crossings, e.g. the real burst's frames 47–48).
 import type { BookChange, BookDelta, BookSnapshot, Level } from "../../domain/feed-events.js"
+import { round6 } from "../../numbers.js"
 
 export type BookSide = "bid" | "ask"
-
-// Additive deltas (Kalshi counts have 2 decimals) must not leave float dust such as 1e-15 as a level.
-const round6 = (x: number): number => Math.round(x * 1e6) / 1e6
 
 /**
  * One side of one outcome: its levels sorted by price (ascending) in two parallel typed arrays, so a
@@ -79,6 +77,7 @@ class Ladder {
     if (Number.isNaN(price)) return
     const i = this.search(price)
     const hit = i < this.count && this.prices[i] === price
+    // Additive deltas (Kalshi counts have 2 decimals) must not leave float dust such as 1e-15 as a level.
     this.put(i, hit, price, round6((hit ? (this.sizes[i] as number) : 0) + change))
   }
 

@@ -11,6 +11,7 @@
 // once emitted its key is remembered for `rememberMs`, so a late partner or a redelivered duplicate
 // (trades feed reconnect) is dropped and counted rather than printed twice.
 import type { TradeAttributed, TradePrinted } from "../../domain/feed-events.js"
+import { round6 } from "../../numbers.js"
 
 export interface JoinOptions {
   readonly windowMs: number
@@ -37,8 +38,6 @@ interface Waiting {
   due: number | null
   forgetAt: number
 }
-
-const round6 = (x: number): number => Math.round(x * 1e6) / 1e6
 
 const keyOf = (txId: string, outcome: string, price: number, contracts: number): string =>
   `${txId}|${outcome}|${round6(price)}|${round6(contracts)}`

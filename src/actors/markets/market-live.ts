@@ -12,6 +12,7 @@ import type { BookDelta, BookSnapshot, FeedOutcome, MarketListed } from "../../d
 import { eventRefOf, marketRefOf, type MarketEvent, type MarketInfo, type MarketSide } from "../../domain/market-events.js"
 import { Bars, DEFAULT_BARS_KEPT } from "./bars.js"
 import { Book } from "./book.js"
+import { round6 } from "../../numbers.js"
 
 export type TradeEvent = Extract<MarketEvent, { readonly _tag: "TradePrinted" }>
 
@@ -32,8 +33,6 @@ export type ControlInput = Extract<MarketInput, { readonly _tag: "listed" | "clo
 
 export const isControl = (input: MarketInput): input is ControlInput =>
   input._tag === "listed" || input._tag === "close" || input._tag === "settle" || input._tag === "void"
-
-export const round6 = (x: number): number => Math.round(x * 1e6) / 1e6
 
 const side = (venue: MarketListed["venue"], outcome: FeedOutcome, index: 0 | 1): MarketSide => {
   // Spec: a side's name is the outcome's own name on venue_b, else Yes/No; the label is the venue's

@@ -2,7 +2,8 @@ import { createActor } from "xstate"
 import { describe, expect, it } from "vitest"
 import { aListing, aSnapshot, aDelta } from "../../../test/actors/market-builders.js"
 import type { MarketEvent, MarketRecord } from "../../domain/market-events.js"
-import { infoOf, type MarketInput, round6, type TradeEvent } from "./market-live.js"
+import { infoOf, type MarketInput, type TradeEvent } from "./market-live.js"
+import { round6 } from "../../numbers.js"
 import { lifecycleOf, listedStart, marketMachine, type MarketStart, recordOf } from "./market.machine.js"
 
 const info = infoOf(aListing({ contract: "C1", t: 1_000, labels: ["Astros", "Astros"] }))

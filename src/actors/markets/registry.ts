@@ -20,7 +20,8 @@ import type { FeedEvent, Level, MarketListed, MarketRescheduled, TickSizeChanged
 import { insertByListing, marketRefOf, type MarketEvent, type MarketInfo, type MarketLifecycle, type MarketRecord, type MarketSide } from "../../domain/market-events.js"
 import type { Bar } from "./bars.js"
 import { DEFAULT_JOIN, type JoinCounters, type JoinOptions, needsAttribution, TradeJoin } from "./join.js"
-import { infoOf, type MarketInput, round6, sideOf } from "./market-live.js"
+import { infoOf, type MarketInput, sideOf } from "./market-live.js"
+import { round6 } from "../../numbers.js"
 import { Unlisted, type UnlistedCounters } from "./unlisted.js"
 import { applyDataDirect, lifecycleOf, listedStart, type MarketEmitted, marketMachine, type MarketStart, recordOf } from "./market.machine.js"
 

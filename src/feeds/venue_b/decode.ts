@@ -6,8 +6,9 @@ import type { Decoded, FeedEvent, FeedOutcome, Level } from "../../domain/feed-e
 import { canonicalHandle } from "../../domain/refs.js"
 import {
   EMPTY, NOT_JSON, array, bad, categoryKind, decimalOrNaN, decodeEach, epoch, epochOrNaN, isRecord, isoOrNaN,
-  optionalString, parseText, price, record, rejectedOnly, round6, size, string,
+  optionalString, parseText, price, record, rejectedOnly, size, string,
 } from "../wire.js"
+import { round6 } from "../../numbers.js"
 import { scanPriceChange } from "./scan.js"
 
 const VENUE = "venue_b" as const
