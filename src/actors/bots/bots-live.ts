@@ -146,8 +146,16 @@ export const makeBotsLayer = (options: BotsOptions = {}): Layer.Layer<Bots, neve
         if (recorded.length > 0) yield* BotFills.done(recorded)
       })
 
-      /** Stores every dirty bot with its fills (one transaction), then records the fills on the paper accounts. */
-      const flushNow = Effect.uninterruptible(Effect.gen(function* () {
+      /**
+       * Bot writes (the flush's and `persist`'s) take turns, and each takes its snapshots once its turn has
+       * come: two writes of one bot on two pool connections could otherwise commit in the other order, and
+       * an older snapshot would be what the store keeps and a restart brings back (two PATCHes at once did
+       * that on PostgreSQL). The store always ends with the newest state.
+       */
+      const writes = yield* Effect.makeSemaphore(1)
+
+      /** Every dirty bot with its fills, in one transaction (each bot alone when that fails). */
+      const storeDirty = Effect.gen(function* () {
         const sql = yield* SqlClient.SqlClient
         // Taken in one synchronous step: every fill taken belongs to a bot state saved with it.
         const saves = registry.drainDirty().map(saveOf).filter((s): s is BotSave => s !== null)
@@ -179,6 +187,11 @@ export const makeBotsLayer = (options: BotsOptions = {}): Layer.Layer<Bots, neve
           outboxed.push(...taken)
           publishTrades(stored)
         }
+      })
+
+      /** Stores every dirty bot with its fills (one transaction), then records the fills on the paper accounts. */
+      const flushNow = Effect.uninterruptible(Effect.gen(function* () {
+        yield* writes.withPermits(1)(storeDirty)
         yield* recordOutboxed
       })).pipe(Effect.provide(sqlContext))
 
@@ -203,7 +216,7 @@ export const makeBotsLayer = (options: BotsOptions = {}): Layer.Layer<Bots, neve
         // A write that fails leaves the bot dirty, so the flush stores the change when the store answers
         // again: memory and store converge whatever the caller does with the failure.
         persist: (id) =>
-          Effect.suspend(() => {
+          writes.withPermits(1)(Effect.suspend(() => {
             registry.dirty.delete(id)
             const s = saveOf(id)
             if (s === null) return Effect.void
@@ -221,7 +234,7 @@ export const makeBotsLayer = (options: BotsOptions = {}): Layer.Layer<Bots, neve
                 fills.unshift(...taken)
               })),
             )
-          }).pipe(Effect.provide(sqlContext)),
+          })).pipe(Effect.provide(sqlContext)),
         trader: (ref) => BotStore.trader(ref).pipe(Effect.provide(sqlContext)),
         flush: flushNow,
       }
