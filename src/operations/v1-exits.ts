@@ -56,15 +56,18 @@ export const setExitRule = operation({
     }
     const sideIndex = info.sides[0].id === side.id ? 0 : 1
     const yesPrice = request.trailingStop === undefined ? null : (yield* Markets).yesPrice(info.ref)
-    const { rule, replaced } = yield* ExitRulesStore.set({
-      accountId, market: info.ref, marketObject: marketObjectOf(info), outcome: side.name, side: sideIndex,
-      stopLoss: request.stopLoss ?? null, takeProfit: request.takeProfit ?? null, trailingStop: request.trailingStop ?? null,
-      trailHigh: yesPrice === null ? null : sidePrice(yesPrice, sideIndex),
-      createdAt: yield* Clock.currentTimeMillis,
-    })
     const exits = yield* ExitRules
-    if (replaced !== null) exits.disarm(info.ref, replaced)
-    exits.arm(rule)
+    const rule = yield* exits.inTurn(Effect.gen(function* () {
+      const { rule, replaced } = yield* ExitRulesStore.set({
+        accountId, market: info.ref, marketObject: marketObjectOf(info), outcome: side.name, side: sideIndex,
+        stopLoss: request.stopLoss ?? null, takeProfit: request.takeProfit ?? null, trailingStop: request.trailingStop ?? null,
+        trailHigh: yesPrice === null ? null : sidePrice(yesPrice, sideIndex),
+        createdAt: yield* Clock.currentTimeMillis,
+      })
+      if (replaced !== null) exits.disarm(info.ref, replaced)
+      exits.arm(rule)
+      return rule
+    }))
     return exitRuleOf(rule, exits)
   }),
 })

@@ -3,7 +3,7 @@ import { randomBytes } from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import type { MarketObject } from "../domain/market-object.js"
-import { jsonColumn, olderThan } from "./sql-helpers.js"
+import { jsonColumn, olderThan, underAccountLock } from "./sql-helpers.js"
 
 export interface StoredExitRule {
   readonly id: string
@@ -66,14 +66,16 @@ const newId = (): string => "ex_" + randomBytes(8).toString("hex")
 
 /**
  * Stores a new armed rule on the position, cancelling the armed rule it replaces (reason `replaced`) in the
- * same transaction; the new rule and the id of the replaced one. Committed before it returns.
+ * same transaction; the new rule and the id of the replaced one. Committed before it returns. The account's
+ * lock orders two sets at once (under READ COMMITTED neither would see the other's new rule, and the second
+ * insert broke the one-armed-rule index: a 500 on PostgreSQL).
  */
 const set = (
   rule: Omit<StoredExitRule, "id" | "status" | "doneAt" | "reason" | "orderId">,
 ): Effect.Effect<{ readonly rule: StoredExitRule; readonly replaced: string | null }, never, SqlClient.SqlClient> =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    return yield* sql.withTransaction(Effect.gen(function* () {
+    return yield* underAccountLock(sql, "exit_rules", rule.accountId, Effect.gen(function* () {
       const replaced = yield* sql<{ id: string }>`
         UPDATE exit_rules SET status = 'cancelled', done_at = ${rule.createdAt}, reason = 'replaced'
         WHERE account_id = ${rule.accountId} AND market = ${rule.market} AND outcome = ${rule.outcome} AND status = 'armed'

@@ -165,6 +165,27 @@ describe("POST /v1/exits", () => {
       expect((await rules("bob")).body.data[0]).toMatchObject({ status: "cancelled", reason: "market settled", doneAt: new Date(settledAt).toISOString() }))
   })
 
+  it("ten rules set at once on one position: each answered 201, one left armed (the one armed here too), the rest replaced; it sells once", async () => {
+    const key = "bob"
+    const ref = market("X9")
+    await buy(key, ref)
+    const answers = await Promise.all(Array.from({ length: 10 }, (_, i) => setRule(key, { market: ref, outcome: "yes", stopLoss: 0.3 + i / 100 })))
+    expect(answers.map((a) => a.status)).toEqual(Array.from({ length: 10 }, () => 201))
+    const listed = (await rules(key)).body.data as Array<{ id: string; status: string; reason: string | null }>
+    const mine = listed.filter((r) => answers.some((a) => a.body.data.id === r.id))
+    expect(mine.filter((r) => r.status === "armed")).toHaveLength(1)
+    expect(mine.filter((r) => r.status === "cancelled" && r.reason === "replaced")).toHaveLength(9)
+    const armed = mine.find((r) => r.status === "armed")
+    print("X9", 0.2)
+    await settle()
+    await eventually(async () => expect((await rules(key)).body.data.find((r: { id: string }) => r.id === armed?.id))
+      .toMatchObject({ status: "executed", reason: "stopLoss" }))
+    expect(await handYes(key, ref)).toBeUndefined()
+    const sales = ((await call(url, "/v2/paper?include=orders&status=all", { token: key })).body.data.orders.data as Array<{ market: { ref: string }; action: string }>)
+      .filter((o) => o.market.ref === ref && o.action === "sell")
+    expect(sales).toHaveLength(1)
+  })
+
   it("with no bid to sell into it stays armed and sells at the next price that fires it", async () => {
     const ref = market("X5", null)
     const bought = await buy("carol", ref)

@@ -113,6 +113,12 @@ export class ExitWatch {
 export const HIGHS_EVERY = Duration.seconds(1)
 
 export interface ExitRulesService {
+  /**
+   * Runs `change` (a rule's store write, then its arm and disarm here) when no other change is running:
+   * two rules set at once on one position are stored and armed in the same order, so the one the store
+   * keeps armed is the one armed here.
+   */
+  readonly inTurn: <A, E, R>(change: Effect.Effect<A, E, R>) => Effect.Effect<A, E, R>
   readonly arm: (rule: StoredExitRule) => void
   readonly disarm: (ref: string, id: string) => void
   /** The live high of an armed rule (the store's may be up to HIGHS_EVERY behind). */
@@ -185,6 +191,10 @@ export const ExitRulesLive: Layer.Layer<ExitRules, never, OrderedFeed | Markets 
       Schedule.spaced(HIGHS_EVERY),
     ))
     yield* Effect.logInfo(`exit rules armed: ${watch.size}`)
-    return { arm: (rule) => watch.arm(rule), disarm: (ref, id) => watch.disarm(ref, id), highOf: (ref, id) => watch.highOf(ref, id) }
+    const turn = yield* Effect.makeSemaphore(1)
+    return {
+      inTurn: (change) => turn.withPermits(1)(change),
+      arm: (rule) => watch.arm(rule), disarm: (ref, id) => watch.disarm(ref, id), highOf: (ref, id) => watch.highOf(ref, id),
+    }
   }),
 )
