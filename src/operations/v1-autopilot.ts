@@ -52,6 +52,13 @@ const decodeFor = <A, I>(schema: Schema.Schema<A, I>, value: unknown): Effect.Ef
 
 export const LIVE_KEY_BLOCKER = "live autopilot on venue_a needs the account's own connected venue_a key, and this service connects none"
 
+/**
+ * Autopilot changes take turns: two "on" at once both found no bot and both created one, and the second
+ * create was refused (a bot on this trader already exists) as VALIDATION. In turn, the second finds the
+ * first's bot and sets it running with what it sent. Bots run on one node (README: Several nodes).
+ */
+const inTurn = Effect.unsafeMakeSemaphore(1).withPermits(1)
+
 export const setAutopilot = operation({
   name: "setAutopilot", tool: "set_autopilot", method: "PATCH", path: "/v1/traders/:platform/:traderId/autopilot", scope: "write",
   summary: "Turn a trader's autopilot on or off: paper autopilot is the account's trader bot on that trader",
@@ -77,24 +84,27 @@ export const setAutopilot = operation({
     const bots = yield* Effect.serviceOption(Bots)
     if (Option.isNone(bots)) return yield* Effect.dieMessage("the bots service is not running")
     const registry = bots.value.registry
-    let existing: string | undefined
-    for (const id of registry.ids()) {
-      const bot = registry.context(id)
-      if (
-        bot?.kind === "trader" && bot.accountId === ctx.principal.accountId && bot.settings.trader.ref === trader &&
-        registry.status(id) !== "ended"
-      ) existing = id
-    }
-    const settings = {
-      ...(request.sizing === undefined ? {} : { sizing: request.sizing }),
-      ...(request.mirrorExits === undefined ? {} : { mirrorExits: request.mirrorExits }),
-    }
-    if (existing === undefined) {
-      if (!enabled) return answer(null, false)
-      const create = yield* decodeFor(BotCreateRequest, { trigger: { trader }, ...settings })
-      return answer(yield* createBot.run(create, ctx), true)
-    }
-    const patch = yield* decodeFor(UpdateBotInput, { id: existing, status: enabled ? "running" : "paused", ...settings })
-    return answer(yield* updateBot.run(patch, ctx), enabled)
+    return yield* inTurn(Effect.gen(function* () {
+      let existing: string | undefined
+      for (const id of registry.ids()) {
+        const bot = registry.context(id)
+        if (
+          bot?.kind === "trader" && bot.accountId === ctx.principal.accountId && bot.settings.trader.ref === trader &&
+          registry.status(id) !== "ended"
+        ) existing = id
+      }
+      const settings = {
+        ...(request.sizing === undefined ? {} : { sizing: request.sizing }),
+        ...(request.mirrorExits === undefined ? {} : { mirrorExits: request.mirrorExits }),
+      }
+      if (existing === undefined) {
+        if (!enabled) return answer(null, false)
+        const create = yield* decodeFor(BotCreateRequest, { trigger: { trader }, ...settings })
+        return answer(yield* createBot.run(create, ctx), true)
+      }
+      const patch = yield* decodeFor(UpdateBotInput, { id: existing, status: enabled ? "running" : "paused", ...settings })
+      return answer(yield* updateBot.run(patch, ctx), enabled)
+    }))
   }),
 })
+

@@ -37,6 +37,15 @@ describe("PATCH /v1/traders/{platform}/{traderId}/autopilot", () => {
     expect((await s.as("write", "/v2/bots?kind=trader")).body.data.filter((b: { id: string }) => b.id === id)).toHaveLength(1)
   })
 
+  it("paper: five \"on\" at once are each answered 200 with the same one bot", async () => {
+    await s.known("venue_a:cal", "Cal")
+    const answers = await Promise.all(Array.from({ length: 5 }, () => autopilot("venue_a/cal", { enabled: true, sizing: { usd: 10 } }, "other")))
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200, 200])
+    const ids = new Set(answers.map((a) => a.body.data.bot.id as string))
+    expect(ids.size).toBe(1)
+    expect((await s.as("other", "/v2/bots?kind=trader")).body.data.filter((b: { name: string }) => b.name === "Cal")).toHaveLength(1)
+  })
+
   it("paper, disabled, with no bot: nothing to stop; another account's bot is not this account's autopilot", async () => {
     expect((await autopilot("venue_b/0xwhale", { enabled: false })).body.data).toMatchObject({ enabled: false, bot: null })
     expect((await autopilot("venue_a/ann", { enabled: false }, "other")).body.data).toMatchObject({ enabled: false, bot: null })
