@@ -7,11 +7,12 @@
 // Decisions where the spec is silent:
 // - A request made when nothing remains fails with QUOTA_EXCEEDED (`retryAfter` = seconds to midnight
 //   UTC, the sentence names the reset time), even one that would have returned no rows.
-// - A page larger than what remains is not refused: it is cut to what remains (`reserveTrades` grants
-//   at most the remainder, so a listing fetches only that many rows and its `nextCursor` resumes right
-//   after the last row returned). The next request then fails until the reset.
-// - Charging is atomic (one INCRBY, with the excess refunded), so concurrent requests of one key never
-//   hand out more rows than the allowance.
+// - A page larger than what remains is not refused: it is cut to what remains (`chargeTrades` grants
+//   at most the remainder, the listing keeps that many rows and its `nextCursor` resumes right after the
+//   last row returned). The next request then fails until the reset.
+// - Charging is atomic (one conditional add, `Counters.take`: nothing is reserved ahead or refunded), and
+//   charges what a listing returns once it has read it, so concurrent requests of one key never hand out
+//   more rows than the allowance, and one never finds the allowance spent by another's unused rows.
 // - The stream charges after the fact (`spendTrades`, once a minute): frames already sent are counted
 //   in full, and the remaining count reads 0 from then on.
 import { Clock, Context, DateTime, Effect } from "effect"
@@ -94,54 +95,22 @@ export const setTradeHeaders = (ctx: OperationContext, state: TradeAllowanceStat
     ctx.setHeader("x-trades-reset", String(state.resetSeconds)),
   ], { discard: true })
 
-/** A grant of up to `granted` rows; `settle(used)` refunds the unused part and sets the headers. */
-export interface TradeReservation {
-  readonly granted: number
-  readonly settle: (used: number) => Effect.Effect<TradeAllowanceState, never, Counters>
-}
-
 /**
- * Reserves up to `want` rows before a listing reads them: grants `min(want, remaining)` atomically.
- * Fails with QUOTA_EXCEEDED (headers set) when nothing remains. The listing fetches at most `granted`
- * rows and then calls `settle` with the count it returns.
+ * Charges `rows` about to be returned, cut to what remains, in one atomic step (nothing is reserved ahead
+ * and refunded: a reservation held while a listing ran made a request meanwhile see nothing remaining,
+ * and answer QUOTA_EXCEEDED, though the first used two rows of its hundred). Returns how many may be
+ * returned (the caller cuts its page to that); sets the headers; QUOTA_EXCEEDED when nothing remained
+ * before the charge.
  */
-export const reserveTrades = (ctx: OperationContext, want: number): Effect.Effect<TradeReservation, QuotaExceeded, Counters> =>
+export const chargeTrades = (ctx: OperationContext, rows: number): Effect.Effect<number, QuotaExceeded, Counters> =>
   Effect.gen(function* () {
     const counters = yield* Counters
     const limit = yield* TradeAllowanceLimit
     const now = yield* Clock.currentTimeMillis
-    const counter = allowanceCounter(ctx.principal.keyId, now)
-    const asked = Math.max(0, Math.floor(want))
-    const after = yield* counters.incrBy(counter, asked, COUNTER_TTL_SECONDS)
-    const before = after - asked
-    const granted = Math.max(0, Math.min(asked, limit - before))
-    const excess = asked - granted
-    const used = excess > 0 ? yield* counters.decrBy(counter, excess) : after
-    if (before >= limit) {
-      const state = stateOf(limit, used, now)
-      yield* setTradeHeaders(ctx, state)
-      return yield* allowanceExceeded(state)
-    }
-    const settle = (returned: number) =>
-      Effect.gen(function* () {
-        const unused = granted - Math.max(0, Math.min(granted, returned))
-        // Nothing to refund: the count after the reservation is this request's own reading (one store
-        // round trip fewer on every full page).
-        const total = unused > 0 ? yield* counters.decrBy(counter, unused) : used
-        const state = stateOf(limit, total, now)
-        yield* setTradeHeaders(ctx, state)
-        return state
-      })
-    return { granted, settle }
-  })
-
-/**
- * Charges `rows` about to be returned, cut to what remains: returns how many may be returned (the
- * caller drops the rest). QUOTA_EXCEEDED (headers set) when nothing remained before the charge.
- */
-export const chargeTrades = (ctx: OperationContext, rows: number): Effect.Effect<number, QuotaExceeded, Counters> =>
-  Effect.gen(function* () {
-    const reservation = yield* reserveTrades(ctx, rows)
-    yield* reservation.settle(reservation.granted)
-    return reservation.granted
+    const { taken, before } = yield* counters.take(
+      allowanceCounter(ctx.principal.keyId, now), Math.max(0, Math.floor(rows)), limit, COUNTER_TTL_SECONDS, true)
+    const state = stateOf(limit, before + taken, now)
+    yield* setTradeHeaders(ctx, state)
+    if (before >= limit) return yield* allowanceExceeded(state)
+    return taken
   })

@@ -60,8 +60,9 @@ export const chargeRequest = (window: RateWindow): Effect.Effect<
   })
 
 /**
- * Charges `units` more in the same window; when they would pass the limit they are refunded and
- * QUOTA_EXCEEDED is returned (the state then reports the count without them).
+ * Charges `units` more in the same window, only when they fit under the limit (one atomic step: they are
+ * never added and then taken back, which made requests running meanwhile see the window full); when they
+ * would pass it, nothing is charged and QUOTA_EXCEEDED is returned.
  */
 export const chargeExtra = (window: RateWindow, units: number): Effect.Effect<
   { readonly state: RateState; readonly refused: QuotaExceeded | undefined },
@@ -70,10 +71,8 @@ export const chargeExtra = (window: RateWindow, units: number): Effect.Effect<
 > =>
   Effect.gen(function* () {
     const counters = yield* Counters
-    const count = yield* counters.incrBy(window.counter, units, WINDOW_MS / 1000 + 5)
+    const { taken, before } = yield* counters.take(window.counter, units, REQUESTS_PER_MINUTE, WINDOW_MS / 1000 + 5, false)
     const now = yield* Clock.currentTimeMillis
-    if (count <= REQUESTS_PER_MINUTE) return { state: stateOf(window, count, now), refused: undefined }
-    const after = yield* counters.decrBy(window.counter, units)
-    const state = stateOf(window, after, now)
-    return { state, refused: exceeded(state) }
+    const state = stateOf(window, before + taken, now)
+    return taken === units ? { state, refused: undefined } : { state, refused: exceeded(state) }
   })

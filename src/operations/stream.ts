@@ -197,9 +197,9 @@ const takeSlot = (keyId: string): Effect.Effect<{ readonly renew: Effect.Effect<
     const counters = yield* Counters
     const bucketNow = Effect.map(Clock.currentTimeMillis, (now) => Math.floor(now / SLOT_BUCKET_MS))
     const opened = yield* bucketNow
-    const count = yield* counters.incrBy(slotKey(keyId, opened), 1, SLOT_TTL_SECONDS)
-    if (count > MAX_CONCURRENT_STREAMS) {
-      yield* counters.decrBy(slotKey(keyId, opened), 1)
+    // Taken only when one is free (one atomic step): a refused open never counts, even for a moment.
+    const { taken } = yield* counters.take(slotKey(keyId, opened), 1, MAX_CONCURRENT_STREAMS, SLOT_TTL_SECONDS, false)
+    if (taken === 0) {
       return yield* new QuotaExceeded({
         error: `At most ${MAX_CONCURRENT_STREAMS} streams may be open at once per API key; close one first`,
         retryAfter: SLOT_BUCKET_MS / 1000,

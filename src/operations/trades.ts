@@ -26,7 +26,7 @@ import type { StoredTrade } from "../intel/pipeline.js"
 import type { SummaryFigures } from "../intel/records.js"
 import { tradeRowOf } from "../intel/rows.js"
 import type { TradeKey, TradeQuery } from "../intel/trade-index.js"
-import { reserveTrades } from "./allowance.js"
+import { chargeTrades, tradesRemaining } from "./allowance.js"
 import { checkOutcome, checkRange, SearchText, SharedFilters, TimeWithOffset, wordsOf } from "./filters.js"
 import { listing, type OperationContext } from "./operation.js"
 import { PageParams, paginate } from "./paging.js"
@@ -157,17 +157,20 @@ const run = (input: ListTradesInput, ctx: OperationContext) =>
     const intel = yield* Intel
     const now = yield* Clock.currentTimeMillis
     const query = withRecordFilter(intel, input, yield* queryOf(input, now))
-    // The page is cut to what remains of the allowance; unused rows are refunded.
-    const reservation = yield* reserveTrades(ctx, input.limit)
-    const page = yield* paginate({
+    // Nothing left: refused before any reading. Else the page is read, its rows charged, and the page cut
+    // to what the charge granted (read again at that size, for its cursor; the listing is in memory).
+    if ((yield* tradesRemaining(ctx.principal)).remaining === 0) yield* chargeTrades(ctx, 0)
+    const pageOf = (limit: number) => paginate({
       listing: "listTrades",
-      input: { ...input, limit: reservation.granted },
+      input: { ...input, limit },
       ctx,
       key: TradeKeySchema,
       keyOf: (t: StoredTrade): TradeKey => [query.sort === "size" ? t.usd : t.time, t.id],
       fetch: (after: Option.Option<TradeKey>, take: number) => Effect.sync(() => intel.trades.page(query, Option.getOrUndefined(after), take)),
-    }).pipe(Effect.onError(() => reservation.settle(0)))
-    yield* reservation.settle(page.data.length)
+    })
+    const read = yield* pageOf(input.limit)
+    const granted = yield* chargeTrades(ctx, read.data.length)
+    const page = granted < read.data.length ? yield* pageOf(granted) : read
     return { data: liveTradeRows(intel, page.data), nextCursor: page.nextCursor }
   })
 

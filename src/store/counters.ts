@@ -17,6 +17,14 @@ export interface CountersService {
   readonly decrBy: (key: string, n: number) => Effect.Effect<number>
   /** The current value; 0 for a missing or expired key. */
   readonly get: (key: string) => Effect.Effect<number>
+  /**
+   * Adds `want` when the value stays ≤ `ceiling`, atomically; with `partial`, adds what room there is
+   * instead (0 when none). Returns what was added and the value before. Nothing is added and taken back,
+   * so a request at the edge never makes another one see the count inflated (as incrBy then decrBy did).
+   * The expiry is set as incrBy sets it.
+   */
+  readonly take: (key: string, want: number, ceiling: number, ttlSeconds: number, partial: boolean) =>
+    Effect.Effect<{ readonly taken: number; readonly before: number }>
 }
 
 export class Counters extends Context.Tag("whalewatch/Counters")<Counters, CountersService>() {
@@ -78,8 +86,38 @@ const makeMemoryCounters = (): CountersService => {
         return entry.value
       }),
     get: (key) => Effect.map(Clock.currentTimeMillis, (now) => live(key, now)?.value ?? 0),
+    take: (key, want, ceiling, ttlSeconds, partial) =>
+      Effect.map(Clock.currentTimeMillis, (now) => {
+        sweep(now)
+        const entry = live(key, now)
+        const before = entry?.value ?? 0
+        const taken = takenOf(want, ceiling - before, partial)
+        if (taken > 0) {
+          if (entry === undefined) entries.set(key, { value: taken, expiresAt: now + ttlSeconds * 1000 })
+          else entry.value += taken
+        }
+        return { taken, before }
+      }),
   }
 }
+
+/** What `take` adds: all of `want` when it fits the room, else the room (partial) or nothing. */
+const takenOf = (want: number, room: number, partial: boolean): number =>
+  want <= room ? Math.max(0, want) : partial ? Math.max(0, room) : 0
+
+// The same rule as takenOf, in Redis: {taken, before}.
+const TAKE = `
+local want = tonumber(ARGV[1])
+local before = tonumber(redis.call('GET', KEYS[1]) or '0')
+local room = tonumber(ARGV[2]) - before
+local taken = 0
+if want <= room then taken = want elseif ARGV[4] == '1' then taken = room end
+if taken < 0 then taken = 0 end
+if taken > 0 then
+  redis.call('INCRBY', KEYS[1], taken)
+  if redis.call('TTL', KEYS[1]) < 0 then redis.call('EXPIRE', KEYS[1], ARGV[3]) end
+end
+return {taken, before}`
 
 const INCR_WITH_FIRST_EXPIRY = `
 local v = redis.call('INCRBY', KEYS[1], ARGV[1])
@@ -102,6 +140,16 @@ const makeRedisCounters = (client: Redis["Type"], prefix: string): CountersServi
     get: (key) =>
       Effect.tryPromise(() => client.get(prefix + key)).pipe(
         Effect.map((v) => (v === null ? 0 : Number(v))),
+        Effect.orDie,
+      ),
+    take: (key, want, ceiling, ttlSeconds, partial) =>
+      Effect.tryPromise(() =>
+        client.eval(TAKE, 1, prefix + key, String(want), String(ceiling), String(Math.max(1, Math.ceil(ttlSeconds))), partial ? "1" : "0"),
+      ).pipe(
+        Effect.map((reply) => {
+          const [taken, before] = reply as [number, number]
+          return { taken: Number(taken), before: Number(before) }
+        }),
         Effect.orDie,
       ),
   }

@@ -234,6 +234,20 @@ describe("daily trade allowance", () => {
     expect(rest.status).toBe(429)
   })
 
+  it("requests at once each get their rows: one's unused page is never another's QUOTA_EXCEEDED", async () => {
+    const token = "r3"
+    const principal = f.principals[token]!
+    await Effect.runPromise(f.counters.incrBy(allowanceCounter(principal.keyId, NOW), 50_000 - 100, 2 * 86_400))
+    const few = (await get("/v2/trades?limit=200&minUsd=150000", "r4")).body.data.length // what the narrow page holds (another key)
+    expect(few).toBeLessThan(50)
+    const [narrow, plain] = await Promise.all([get("/v2/trades?limit=200&minUsd=150000", token), get("/v2/trades?limit=50", token)])
+    expect([narrow.status, plain.status]).toEqual([200, 200])
+    expect(narrow.body.data).toHaveLength(few)
+    expect(plain.body.data).toHaveLength(50)
+    const after = await get("/v2/trades?limit=1", token)
+    expect(after.headers.get("x-trades-remaining")).toBe(String(100 - few - 50 - 1))
+  })
+
   it("a new UTC day starts a fresh allowance", async () => {
     const token = "r2"
     const principal = f.principals[token]!
