@@ -95,6 +95,15 @@ export const setTradeHeaders = (ctx: OperationContext, state: TradeAllowanceStat
     ctx.setHeader("x-trades-reset", String(state.resetSeconds)),
   ], { discard: true })
 
+/** QUOTA_EXCEEDED (headers set) when nothing remains: a listing's check before it reads anything. */
+export const requireTradesLeft = (ctx: OperationContext): Effect.Effect<void, QuotaExceeded, Counters> =>
+  Effect.gen(function* () {
+    const state = yield* tradesRemaining(ctx.principal)
+    if (state.remaining > 0) return
+    yield* setTradeHeaders(ctx, state)
+    return yield* allowanceExceeded(state)
+  })
+
 /**
  * Charges `rows` about to be returned, cut to what remains, in one atomic step (nothing is reserved ahead
  * and refunded: a reservation held while a listing ran made a request meanwhile see nothing remaining,

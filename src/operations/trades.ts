@@ -26,7 +26,7 @@ import type { StoredTrade } from "../intel/pipeline.js"
 import type { SummaryFigures } from "../intel/records.js"
 import { tradeRowOf } from "../intel/rows.js"
 import type { TradeKey, TradeQuery } from "../intel/trade-index.js"
-import { chargeTrades, tradesRemaining } from "./allowance.js"
+import { chargeTrades, requireTradesLeft } from "./allowance.js"
 import { checkOutcome, checkRange, SearchText, SharedFilters, TimeWithOffset, wordsOf } from "./filters.js"
 import { listing, type OperationContext } from "./operation.js"
 import { PageParams, paginate } from "./paging.js"
@@ -159,7 +159,7 @@ const run = (input: ListTradesInput, ctx: OperationContext) =>
     const query = withRecordFilter(intel, input, yield* queryOf(input, now))
     // Nothing left: refused before any reading. Else the page is read, its rows charged, and the page cut
     // to what the charge granted (read again at that size, for its cursor; the listing is in memory).
-    if ((yield* tradesRemaining(ctx.principal)).remaining === 0) yield* chargeTrades(ctx, 0)
+    yield* requireTradesLeft(ctx)
     const pageOf = (limit: number) => paginate({
       listing: "listTrades",
       input: { ...input, limit },
