@@ -1,10 +1,10 @@
 // Markets in PostgreSQL: batched upserts of MarketRecords (listing + lifecycle) by ref, with their
 // events' metadata, and the load that restores the registry on start. Writes are multi-row: one
-// `INSERT … SELECT FROM json_to_recordset(…)` per chunk of at most `CHUNK` rows (PostgreSQL 15 and PGlite alike; the rows go as one JSON parameter, see jsonRecords in ./sql-helpers.ts),
-// never one statement per market. The caller (the flush fiber in src/actors/markets/market-bus.ts)
-// decides when; nothing here runs on the feed's hot path. Plain functions over SqlClient, like
-// ./webhooks.ts. `paired_refs` (the same market on other venues) is kept when a row is upserted: no
-// feed says it, a pairing job sets it.
+// `INSERT … SELECT FROM json_to_recordset(…)` per chunk of at most `CHUNK` rows (PostgreSQL 15 and PGlite
+// alike; the rows go as one JSON parameter, `jsonRecords` in ./sql-helpers.ts), never one statement per
+// market. The caller (the flush fiber in src/actors/markets/market-bus.ts) decides when; nothing here
+// runs on the feed's hot path. Plain functions over SqlClient, like ./webhooks.ts. `paired_refs` (the
+// same market on other venues) is kept when a row is upserted: no feed says it, a pairing job sets it.
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import type { Category, Kind, Venue } from "../domain/enums.js"
