@@ -45,7 +45,6 @@ interface Row {
 const random = lcg(2026)
 const TRADERS = Array.from({ length: 5_000 }, (_, i) => `${i % 2 === 0 ? "venue_a" : "venue_b"}:t${i}`)
 const TITLES = Array.from({ length: 20_000 }, (_, i) => `Market ${i}: ${["Lakers", "Senate", "Bitcoin", "Fed", "Oscars"][i % 5]} question`)
-const pick = <A>(xs: ReadonlyArray<A>): A => xs[Math.floor(random() * xs.length)] as A
 
 const makeRow = (i: number, whale: boolean): HistoryTrade => {
   const time = NOW - Math.floor((1 - i / (WHALES + NAMED_SMALL)) * DAYS * DAY_MS) + Math.floor(random() * 60_000)

@@ -9,7 +9,7 @@
 import { fork } from "node:child_process"
 import { createServer, request, type IncomingMessage, type ServerResponse } from "node:http"
 import type { AddressInfo } from "node:net"
-import { Layer, ManagedRuntime, PubSub } from "effect"
+import { Layer, ManagedRuntime } from "effect"
 import type { Principal } from "../src/domain/principal.js"
 import { makeHttpServer, serverUrl } from "../src/http/server.js"
 import { IntelBus } from "../src/intel/intel-bus.js"

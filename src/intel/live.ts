@@ -16,7 +16,7 @@
 // From the hand-over on, what the pipeline records goes out on the IntelBus, and the OrderedFeed gets
 // the same events with the market events bots act on (prices, lifecycle) in the order they were handled.
 import type { SqlClient } from "@effect/sql"
-import { Clock, Context, Duration, Effect, Layer, PubSub, Queue, Ref, Runtime, Schedule } from "effect"
+import { Clock, Context, Duration, Effect, Layer, PubSub, Queue, Ref, Runtime } from "effect"
 import { MarketRegistry } from "../actors/markets/registry.js"
 import { MarketBus, Markets } from "../actors/markets/market-bus.js"
 import { AppConfig } from "../config.js"

@@ -71,7 +71,7 @@ export type OperationsContext<Ops extends ReadonlyArray<AnyOperation>> = Ops[num
   ? Op extends Operation<any, any, infer R> ? R : never
   : never
 
-interface Definition<I, IE, O, OE, R> {
+interface Definition<I, IE, O, R> {
   readonly name: string
   readonly tool: string
   readonly mcp?: boolean
@@ -89,7 +89,7 @@ const versionOf = (path: OperationPath): Version => (path.startsWith("/v1/") ? "
 
 /** A non-listing operation: the output is the envelope's `data`. */
 export const operation = <I, IE, O, OE, R>(
-  def: Definition<I, IE, O, OE, R> & { readonly output: Schema.Schema<O, OE> },
+  def: Definition<I, IE, O, R> & { readonly output: Schema.Schema<O, OE> },
 ): Operation<I, O, R> => ({
   ...def,
   summary: def.summary ?? def.name,
@@ -108,7 +108,7 @@ export interface Page<Row> {
 
 /** A listing: `run` returns a `Page` (build it with `paginate` from `paging.ts`). */
 export const listing = <I, IE, Row, RowE, R>(
-  def: Definition<I, IE, Page<Row>, unknown, R> & { readonly row: Schema.Schema<Row, RowE> },
+  def: Definition<I, IE, Page<Row>, R> & { readonly row: Schema.Schema<Row, RowE> },
 ): Operation<I, Page<Row>, R> => {
   const { row, ...rest } = def
   return {

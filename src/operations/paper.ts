@@ -92,7 +92,7 @@ export const getPaperAccount = operation({
     const shown = Object.values(context.holdings).filter((h) => !isMarketBot(h.bot))
     const totals = totalsOf(context, (h) => accounts.priceOf(h))
 
-    const { limit, cursor, status, source, bot, venue, market } = input
+    const { status, source, bot, venue, market } = input
     const matching = shown.filter((h) =>
       (status === "all" || h.status === status) &&
       (source === "all" || h.source === source) &&
