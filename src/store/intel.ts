@@ -282,6 +282,8 @@ export const restoreEvents: Effect.Effect<{ readonly events: Array<MarketEvent>;
       const sides = infos.get(contract)?.sides
       return sides?.find((s) => s.name === name) ?? { id: name, name, label }
     }
+    // Trades and settlements in their processing order; the prices below are merged in by time.
+    const ordered: Array<MarketEvent> = []
     let i = 0
     let j = 0
     let seq = 0
@@ -291,7 +293,7 @@ export const restoreEvents: Effect.Effect<{ readonly events: Array<MarketEvent>;
       if (t !== undefined && (s === undefined || t.seq < s.seq)) {
         i++
         seq = Math.max(seq, t.seq)
-        events.push({
+        ordered.push({
           _tag: "TradePrinted", ts: t.time_ms, ref: t.contract, tradeId: t.trade_id, txId: t.tx_id,
           side: sideOf(t.contract, t.outcome, t.outcome_label), action: t.action, price: t.price, contracts: t.contracts,
           usd: t.usd, trader: t.trader === null ? null : { id: t.trader.slice(t.trader.indexOf(":") + 1), name: t.trader_name },
@@ -299,35 +301,60 @@ export const restoreEvents: Effect.Effect<{ readonly events: Array<MarketEvent>;
       } else if (s !== undefined) {
         j++
         seq = Math.max(seq, s.seq)
-        if (s.status === "void" || s.winner === null) events.push({ _tag: "MarketVoided", ts: s.time_ms, ref: s.contract })
+        if (s.status === "void" || s.winner === null) ordered.push({ _tag: "MarketVoided", ts: s.time_ms, ref: s.contract })
         else {
           const info = infos.get(s.contract)
-          events.push({ _tag: "MarketSettled", ts: s.time_ms, ref: s.contract, winner: sideOf(s.contract, s.winner, info?.sides.find((x) => x.name === s.winner)?.label ?? s.winner) })
+          ordered.push({ _tag: "MarketSettled", ts: s.time_ms, ref: s.contract, winner: sideOf(s.contract, s.winner, info?.sides.find((x) => x.name === s.winner)?.label ?? s.winner) })
         }
       }
     }
+    const open = yield* sql<{ readonly ref: string; readonly last_price: number | null; readonly last_trade_at: number | null }>`
+      SELECT ref, last_price, last_trade_at::float8 AS last_trade_at FROM markets WHERE status = 'open'`
+    const bars = yield* sql<{ readonly ref: string; readonly start: number; readonly open: number; readonly close: number }>`
+      SELECT ref, start::float8 AS start, open, close FROM price_bars
+      WHERE start >= (SELECT max(start) FROM price_bars) - ${RESTORED_PRICES_MS} ORDER BY start, ref`
+    const closedRows = yield* sql<{ readonly ref: string; readonly closed_at: number | null }>`
+      SELECT ref, closed_at::float8 AS closed_at FROM markets WHERE closed_at IS NOT NULL`
+    // No restored event may stand later than the feed had reached at the stop, or the pipeline's clock (and
+    // each contract's move detector) would be ahead of the live feed that follows: the detectors would drop
+    // its first buys and prices as old, and the position rows would read their windows from a later time.
+    // The store does not keep that instant itself; the newest time it holds is a bound below it.
+    let stop = Number.NEGATIVE_INFINITY
+    for (const e of events) stop = Math.max(stop, e.ts)
+    for (const e of ordered) stop = Math.max(stop, e.ts)
+    for (const row of open) if (row.last_trade_at !== null) stop = Math.max(stop, row.last_trade_at)
+    for (const row of closedRows) if (row.closed_at !== null) stop = Math.max(stop, row.closed_at)
+    for (const bar of bars) stop = Math.max(stop, bar.start)
+    const closedAt = new Map(closedRows.map((row) => [row.ref, row.closed_at]))
+    const closings: Array<MarketEvent> = []
     for (const row of markets) {
       if (row.status !== "closed") continue
       const info: MarketInfo = typeof row.info === "string" ? JSON.parse(row.info) : row.info
-      events.push({ _tag: "MarketClosed", ts: info.closesAt ?? info.listedAt, ref: info.ref })
+      // When it closed, as the market records keep it; else its listed close, never past the stop.
+      const ts = closedAt.get(info.ref) ?? Math.min(info.closesAt ?? info.listedAt, Math.max(stop, info.listedAt))
+      closings.push({ _tag: "MarketClosed", ts, ref: info.ref })
     }
     // The pipeline's prices come from the live market actors (PriceChanged), which a restart does not
-    // replay. An open contract's prices come back from the store: the closes of its one-minute bars of the
-    // last hour before the stop (what move1h reads), each at its minute's end, then its stored last trade
-    // when that is newer. In time order, so each contract's points stay in order.
-    const open = yield* sql<{ readonly ref: string; readonly last_price: number | null; readonly last_trade_at: number | null }>`
-      SELECT ref, last_price, last_trade_at::float8 AS last_trade_at FROM markets WHERE status = 'open'`
-    const bars = yield* sql<{ readonly ref: string; readonly start: number; readonly close: number }>`
-      SELECT ref, start::float8 AS start, close FROM price_bars
-      WHERE start >= (SELECT max(start) FROM price_bars) - ${RESTORED_PRICES_MS} ORDER BY start, ref`
+    // replay. An open contract's prices come back from the store: each of its one-minute bars of the last
+    // hour before the stop (what move1h reads) as its open at the minute's start and its close at the
+    // minute's end (or at the stop, if sooner), then its stored last trade when that is newer. In time
+    // order, so each contract's points stay in order.
     const openRefs = new Set(open.filter((row) => infos.has(row.ref)).map((row) => row.ref))
     const prices: Array<MarketEvent & { readonly _tag: "PriceChanged" }> = []
     const lastBarEnd = new Map<string, number>()
+    // Each contract's own clock stops no later than its newest bar's start or last trade: a move detector
+    // drops a buy older than its clock, and a trade the venue_b join held over the stop arrives after it.
+    const contractStop = new Map<string, number>()
+    for (const bar of bars) contractStop.set(bar.ref, Math.max(contractStop.get(bar.ref) ?? Number.NEGATIVE_INFINITY, bar.start))
+    for (const row of open) if (row.last_trade_at !== null) contractStop.set(row.ref, Math.max(contractStop.get(row.ref) ?? Number.NEGATIVE_INFINITY, row.last_trade_at))
     for (const bar of bars) {
       if (!openRefs.has(bar.ref)) continue
-      const ts = bar.start + MINUTE_MS - 1
-      prices.push({ _tag: "PriceChanged", ts, ref: bar.ref, yesPrice: bar.close })
-      lastBarEnd.set(bar.ref, ts)
+      const end = Math.max(bar.start, Math.min(bar.start + MINUTE_MS - 1, stop, contractStop.get(bar.ref) ?? stop))
+      // Both points even when they share a millisecond: the figures keep the open as the minute's first
+      // price (move1h's "first price of the hour"), and the close, coming second, is the price in effect.
+      prices.push({ _tag: "PriceChanged", ts: bar.start, ref: bar.ref, yesPrice: bar.open })
+      prices.push({ _tag: "PriceChanged", ts: end, ref: bar.ref, yesPrice: bar.close })
+      lastBarEnd.set(bar.ref, end)
     }
     for (const row of open) {
       if (!openRefs.has(row.ref) || row.last_price === null || row.last_trade_at === null) continue
@@ -336,7 +363,15 @@ export const restoreEvents: Effect.Effect<{ readonly events: Array<MarketEvent>;
       }
     }
     prices.sort((a, b) => a.ts - b.ts || (a.ref < b.ref ? -1 : a.ref > b.ref ? 1 : 0))
-    events.push(...prices)
+    // Each price before the trades and settlements after it (and before those of its millisecond), as the
+    // live feed had them: a move detector ignores a price older than its clock, so prices replayed after
+    // every trade would leave it without one (a whales move's priceAfter would read null).
+    let p = 0
+    for (const e of ordered) {
+      while (p < prices.length && (prices[p] as MarketEvent).ts <= e.ts) events.push(prices[p++] as MarketEvent)
+      events.push(e)
+    }
+    events.push(...closings, ...prices.slice(p))
     return { events, seq }
   })
 

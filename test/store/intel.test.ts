@@ -9,7 +9,7 @@ import { IntelPipeline, type IntelChanges, type StoredPosition } from "../../src
 import { backfilledUntil, persistIntel, restorePipeline, setBackfilledUntil, storedWhaleTrade, storedWhaleTrades } from "../../src/store/intel.js"
 import { TestDb } from "../support/db.js"
 import { infoOf } from "../../src/actors/markets/market-live.js"
-import { marketFigures } from "../../src/intel/views.js"
+import { marketFigures, winningPositionRows as winningRows } from "../../src/intel/views.js"
 import { MarketStore } from "../../src/store/markets.js"
 import { PriceBarStore } from "../../src/store/price-bars.js"
 import { aListing } from "../actors/market-builders.js"
@@ -137,4 +137,32 @@ layer(TestDb, { timeout: "120 seconds" })("intel store", (it) => {
       expect(marketFigures(restored, e.ref, asOf)?.move1h).toBe(0.1)
       expect(marketFigures(restored, e.ref, asOf)?.outcomes[0]?.price).toBe(0.6)
     }))
+
+  it.effect("a restored clock stands no later than the store's newest time: a market closed early closes at its stored time, and a bar's close not after it", () =>
+    Effect.gen(function* () {
+      const sql = yield* SqlClient.SqlClient
+      yield* sql`TRUNCATE whale_trades, named_trades, moves, trader_positions, intel_settlements, intel_markets, markets, price_bars`
+      const week = 7 * 24 * 60 * MIN
+      const early = aMarket({ contract: "CL-A", venue: "venue_d", closesAt: T0 + week })
+      const busy = aMarket({ contract: "CL-B", venue: "venue_d", closesAt: T0 + week })
+      const original = new IntelPipeline()
+      const one = run(original, [
+        opened(early), opened(busy), traded(busy, { ts: T0 + MIN, price: 0.5, usd: 1_000 }), priced(busy, T0 + MIN, 0.5),
+        { _tag: "MarketClosed", ts: T0 + 2 * MIN, ref: early.ref },
+      ])
+      yield* persistIntel(one.changes, one.positions)
+      yield* MarketStore.upsert([
+        { info: early, status: "closed", winner: null, closedAt: T0 + 2 * MIN, settledAt: null, lastPrice: null, lastTradeAt: null },
+        { info: busy, status: "open", winner: null, closedAt: null, settledAt: null, lastPrice: 0.5, lastTradeAt: T0 + MIN },
+      ])
+      yield* PriceBarStore.upsert([{ ref: busy.ref, bar: { start: T0 + MIN, open: 0.5, high: 0.5, low: 0.5, close: 0.5, usd: 1_000, contracts: 2_000, trades: 1 } }])
+      const restored = new IntelPipeline()
+      yield* restorePipeline(restored)
+      // Not the listed close a week out, nor the bar's minute end (T0 + 2 min − 1 ms < the close here anyway).
+      expect(restored.now).toBe(original.now)
+      expect(restored.now).toBe(T0 + 2 * MIN)
+      expect(marketFigures(restored, busy.ref)?.whaleMoney).toBe(marketFigures(original, busy.ref)?.whaleMoney)
+      expect(winningRows(restored)).toEqual(winningRows(original))
+    }))
 })
+
