@@ -2,7 +2,7 @@
 // time: one case per rule of trader, signal and market bots, settlement, and restore from a snapshot.
 import { describe, expect, it } from "vitest"
 import { BotRegistry } from "../../src/actors/bots/registry.js"
-import { aSettlement, aVoid } from "../actors/market-builders.js"
+import { aClose, aSettlement, aVoid } from "../actors/market-builders.js"
 import { ALICE, aBookedMarket, aMarketBot, aMove, aSignalBot, aTrade, aTraderBot, BOB, HOUR, MIN, T0 } from "./builders.js"
 import { aWorld } from "./world.js"
 
@@ -219,6 +219,25 @@ describe("market bot", () => {
     w.bots.sendCommon(bot.id, { type: "bot.resume" })
     w.feed(...aMove("C1", T0 + 2 * MIN, 0.36))
     expect(trades(w, bot.id)).toHaveLength(1)
+  })
+
+  it("on a closed market (trading stopped, its last book still kept) nothing fills: no sale, no buy, no copy", () => {
+    const w = aWorld()
+    w.feed(...aBookedMarket("C1", T0), ...aBookedMarket("C2", T0), ...aBookedMarket("C3", T0), ...aBookedMarket("C9", T0))
+    const holding = aMarketBot({ contract: "C1", rule: { maxHoldHours: 1 } })
+    start(w, holding)
+    expect(trades(w, holding.id)).toHaveLength(1)
+    const waiting = aMarketBot({ contract: "C2", rule: { buyBelow: 0.4 }, id: "bot_waiting" })
+    start(w, waiting)
+    const copier = aTraderBot({ id: "bot_copier" })
+    w.bots.spawn(copier)
+    w.feed(aClose({ contract: "C1", t: T0 + MIN }), aClose({ contract: "C2", t: T0 + MIN }), aClose({ contract: "C3", t: T0 + MIN }))
+    w.feed(...aMove("C2", T0 + 2 * MIN, 0.35), aTrade("C3", T0 + 2 * MIN, { usd: 500 }))
+    w.feed(...aMove("C9", T0 + 2 * HOUR, 0.3)) // feed time passes the hold
+    expect(trades(w, holding.id)[0]?.status).toBe("open")
+    expect(trades(w, waiting.id)).toHaveLength(0)
+    expect(trades(w, copier.id)).toHaveLength(0)
+    expect(w.traded.filter((t) => t.botId === copier.id)).toHaveLength(0)
   })
 
   it("series: after each market it moves to the next market of the series", () => {

@@ -293,10 +293,14 @@ export class BotRegistry {
     this.flush()
   }
 
-  /** A quoter and the Yes price of a contract now (a market bot's start). */
+  /**
+   * A quoter of a contract's book now (read on first use). Only an open market trades: on a closed one
+   * ("trading stopped", though its last book is still kept), a settled or a void one nothing fills, for a
+   * bot as for a hand order.
+   */
   quoterOf(ref: string): Quoter {
     const info = this.markets.info(ref)
-    return info === null ? NO_QUOTES : bookQuoter(info, () => this.markets.book(ref), this.quotes)
+    return info === null ? NO_QUOTES : bookQuoter(info, () => (this.markets.status(ref) === "open" ? this.markets.book(ref) : null), this.quotes)
   }
 
   /** One command to one bot, now, then its indexes follow; what it emits waits in the outbox. */
