@@ -353,6 +353,16 @@ export const updateBot = operation({
     if (patch.alerts !== undefined) bots.registry.sendCommon(id, { type: "bot.alerts", alerts: patch.alerts })
     if (patch.status === "paused" && own.status === "running") bots.registry.sendCommon(id, { type: "bot.pause" })
     if (patch.status === "running" && own.status === "paused") bots.registry.sendCommon(id, { type: "bot.resume" })
+    // A market bot changed or resumed running meets the price now, as one just created does: a rule with no
+    // buy trigger buys at once, and a level the price already stands past fires now, not at the next change.
+    const after = bots.registry.context(id)
+    if (after?.kind === "market" && bots.registry.status(id) === "running" &&
+      (patch.rule !== undefined || patch.sizing !== undefined || (patch.status === "running" && own.status === "paused"))) {
+      const ref = after.settings.market.contract
+      bots.registry.sendMarket(id, {
+        type: "market.price", ts: yield* feedNow(bots), yesPrice: bots.markets.yesPrice(ref), quoter: bots.registry.quoterOf(ref),
+      })
+    }
     yield* bots.persist(id)
     return botOf(bots.registry.context(id) ?? own.ctx, bots.registry.status(id) ?? own.status, prices(bots))
   }),

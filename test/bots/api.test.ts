@@ -237,6 +237,20 @@ describe("PATCH /v2/bots/{id}", () => {
     expectCode(await s.as("read", path(trader), { method: "DELETE" }), 403, "SCOPE_REQUIRED")
   })
 
+  it("a market bot changed or resumed meets the price now: no buy trigger buys at once, a level already passed fires", async () => {
+    const created = await post({ trigger: { market: "venue_a:C1", outcome: "yes", rule: { buyBelow: 0.01 } }, sizing: { usd: 10 } }, "fresh")
+    const id = created.body.data.id as string
+    expect(created.body.data.record.trades).toBe(0)
+    const changed = await s.as("fresh", path(id), { method: "PATCH", body: { rule: { takeProfit: 0.99 } } })
+    expect(changed.body.data).toMatchObject({ status: "running", record: { trades: 1, open: 1 } })
+    const other = await post({ trigger: { market: "venue_a:C1", outcome: "yes", rule: { buyBelow: 0.01 } }, sizing: { usd: 10 } }, "fresh")
+    const second = other.body.data.id as string
+    const paused = await s.as("fresh", path(second), { method: "PATCH", body: { status: "paused", rule: { buyBelow: 0.9 } } })
+    expect(paused.body.data).toMatchObject({ status: "paused", record: { trades: 0 } }) // paused: no trigger acts
+    const resumed = await s.as("fresh", path(second), { method: "PATCH", body: { status: "running" } })
+    expect(resumed.body.data).toMatchObject({ status: "running", record: { trades: 1 } }) // 0.49 is below 0.9 now
+  })
+
   it("replaces a signal (the derived name follows) and a market rule", async () => {
     const created = await post({ trigger: { signal: { category: ["politics"] } } })
     const id = created.body.data.id as string
