@@ -35,6 +35,7 @@ const keys = memoryKeys({
   bob: aPrincipal({ accountId: "ex_bob" }),
   reader: aPrincipal({ accountId: "ex_alice", scopes: ["read"] }),
   carol: aPrincipal({ accountId: "ex_carol" }),
+  dana: aPrincipal({ accountId: "ex_dana" }),
 })
 const db = ManagedRuntime.make(TestDb)
 const bus = Effect.runSync(PubSub.sliding<MarketEvent>(MarketBus.capacity))
@@ -198,6 +199,22 @@ describe("POST /v1/exits", () => {
     print("X5", 0.38)
     await settle()
     await eventually(async () => expect((await rules("carol")).body.data[0]).toMatchObject({ status: "executed", reason: "stopLoss" }))
+  })
+
+  it("with bids too thin for the whole position it sells none of it and stays armed (all or nothing, as a bot's sale)", async () => {
+    const ref = market("X6")
+    const bought = await buy("dana", ref) // 50 USD at 0.5 plus fee: some 95 contracts
+    await setRule("dana", { market: ref, outcome: "yes", stopLoss: 0.4 })
+    feed(aSnapshot({ contract: "X6", t: (t += 1_000), outcome: "yes", asks: [[0.5, 10_000]], bids: [[0.39, 10]] }))
+    print("X6", 0.39)
+    await settle()
+    expect((await rules("dana")).body.data[0]).toMatchObject({ status: "armed", orderId: null })
+    expect((await handYes("dana", ref))?.contracts).toBe(bought.contracts)
+    bids("X6", 0.38)
+    print("X6", 0.38)
+    await settle()
+    await eventually(async () => expect((await rules("dana")).body.data[0]).toMatchObject({ status: "executed", reason: "stopLoss" }))
+    expect(await handYes("dana", ref)).toBeUndefined()
   })
 
   it("refuses bad levels, positions not held and unknown fields with VALIDATION naming the field; needs write", async () => {

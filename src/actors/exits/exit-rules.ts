@@ -17,6 +17,7 @@ import { Accounts } from "../accounts/registry.js"
 import { Markets } from "../markets/market-bus.js"
 import { OrderedFeed, type OrderedEvent } from "../../intel/intel-bus.js"
 import type { PaperSell } from "../../domain/paper.js"
+import { Validation } from "../../domain/errors.js"
 import { prepareOrder } from "../../operations/paper-orders.js"
 import { type ExitOutcome, ExitRulesStore, saleKeyOf, type StoredExitRule } from "../../store/exit-rules.js"
 import { sidePrice } from "../alerts/market-alerts.js"
@@ -154,13 +155,21 @@ export const ExitRulesLive: Layer.Layer<ExitRules, never, OrderedFeed | Markets 
         return Effect.succeed({ id: rule.id, status: "cancelled", at: step.at, reason: "market unknown", orderId: null })
       }
       const sale = { market: rule.market as PaperSell["market"], outcome: rule.outcome, action: "sell" as const, contracts: "all" as const }
-      const prepared = prepareOrder(markets, info, side, sale, saleKeyOf(rule.id, step.reason), "exit rule")
+      const priced = prepareOrder(markets, info, side, sale, saleKeyOf(rule.id, step.reason), "exit rule")
+      // All or nothing, as a bot's sale: bids too thin for the whole hand-held position sell none of it,
+      // and the rule stays armed for the next price that fires.
+      const prepared: typeof priced = (context) => {
+        const made = priced(context)
+        return Exit.isSuccess(made) && made.value.fill.unfilledContracts > 0
+          ? Exit.fail(new Validation({ error: "the bids do not take the whole position" }))
+          : made
+      }
       return Effect.exit(accounts.commit(rule.accountId, prepared, step.at)).pipe(
         Effect.map((exit): ExitOutcome | null => {
           if (Exit.isSuccess(exit) && exit.value !== null) {
             return { id: rule.id, status: "executed", at: step.at, reason: step.reason, orderId: exit.value.order.id }
           }
-          watch.arm(rule, step.high) // nothing fills now (no bid, market not open): the next price that fires tries again
+          watch.arm(rule, step.high) // nothing fills now (no bid or too few, market not open): the next price that fires tries again
           return null
         }),
       )
