@@ -81,5 +81,37 @@ describe("a fill after its market settled", () => {
       expect(undone.holdings[KEY]).toEqual(settle(applyAll([a]).context, winner).holdings[KEY])
       expect(undone.realized).toBeCloseTo(settle(applyAll([a]).context, winner).realized, 9)
     })
+
+    it(`a late sale (a bot's mirrored exit) is taken as if before the settlement, as a restore would (${winner ?? "void"})`, () => {
+      fc.assert(fc.property(
+        fc.integer({ min: 2, max: 1_000 }), fc.integer({ min: 1, max: 99 }), fc.integer({ min: 1, max: 100 }), fc.integer({ min: 1, max: 99 }),
+        (contracts, cents, percentSold, saleCents) => {
+          const a = fillOf(1, "buy", contracts, (contracts * cents) / 100)
+          const soldContracts = Math.max(1, Math.round((contracts * percentSold) / 100))
+          const sale = fillOf(2, "sell", soldContracts, (soldContracts * saleCents) / 100)
+          const live = applyFill(settle(applyAll([a]).context, winner), sale)
+          const restored = settle(applyAll([a, sale]).context, winner)
+          const got = live.context.holdings[KEY]
+          const expected = restored.holdings[KEY]
+          expect(got === undefined).toBe(expected === undefined)
+          if (got !== undefined && expected !== undefined) {
+            expect(got.status).toBe("settled")
+            expect(got.contracts).toBeCloseTo(expected.contracts, 6)
+            expect(got.cost).toBeCloseTo(expected.cost, 6)
+            expect(got.payout ?? 0).toBeCloseTo(expected.payout ?? 0, 6)
+          }
+          expect(live.context.realized).toBeCloseTo(restored.realized, 6)
+          expect([live.context.wins, live.context.losses]).toEqual([restored.wins, restored.losses])
+          expect(live.profit).toBeCloseTo(applyAll([a, sale]).applied[1]!.profit ?? NaN, 9)
+          // Its undo puts the settled holding, realized, wins and losses back.
+          const settledOnly = settle(applyAll([a]).context, winner)
+          const undone = undoFill(live.context, sale, live.before, live.profit)
+          expect(undone.holdings[KEY]?.contracts).toBeCloseTo(settledOnly.holdings[KEY]!.contracts, 6)
+          expect(undone.holdings[KEY]?.cost).toBeCloseTo(settledOnly.holdings[KEY]!.cost, 6)
+          expect(undone.realized).toBeCloseTo(settledOnly.realized, 6)
+          expect([undone.wins, undone.losses]).toEqual([settledOnly.wins, settledOnly.losses])
+        },
+      ), { numRuns: 200, seed: 21 })
+    })
   }
 })

@@ -122,6 +122,24 @@ export const applyFill = (context: AccountContext, fill: RecordedFill): {
       }
     return { context: { ...context, seq, holdings: { ...context.holdings, [key]: next } }, profit: null, before }
   }
+  if (held !== undefined && held.status === "settled" && held.contracts > 0) {
+    // A sale that reached the account after its market settled (a bot's mirrored exit, from the bots'
+    // flush): as if it had come before the settlement, which is what a restore makes of it. The settled
+    // holding keeps what was not sold, and realized trades the settlement's gain on the sold contracts
+    // for the sale's profit; a holding sold whole had never settled, so it no longer counts a win or loss.
+    const sold = Math.min(fill.contracts, held.contracts)
+    const basis = tidy((held.cost * sold) / held.contracts)
+    const profit = tidy(fill.cost - basis)
+    const left = tidy(held.contracts - sold, 6)
+    const holdings = { ...context.holdings }
+    if (left <= 0) delete holdings[key]
+    else holdings[key] = settledWith(held, left, held.cost - basis)
+    const counted = !isMarketBot(fill.bot)
+    const realized = counted ? tidy(context.realized + settledSaleGain(held, fill, sold, basis)) : context.realized
+    const wins = counted && left <= 0 && held.result === "win" ? context.wins - 1 : context.wins
+    const losses = counted && left <= 0 && held.result === "loss" ? context.losses - 1 : context.losses
+    return { context: { ...context, seq, holdings, realized, wins, losses }, profit, before }
+  }
   if (held === undefined || held.status !== "open" || held.contracts <= 0) return { context: { ...context, seq }, profit: null, before }
   const sold = Math.min(fill.contracts, held.contracts)
   const basis = tidy((held.cost * sold) / held.contracts)
@@ -145,6 +163,13 @@ const settledWith = (held: Holding, contracts: number, cost: number): Holding =>
 const settledGain = (held: Holding, fill: RecordedFill): number =>
   held.result === "void" || isMarketBot(fill.bot) ? 0 : fill.contracts * (held.payout ?? 0) - fill.cost
 
+/**
+ * What a sale of `sold` contracts (cost basis `basis`) meeting a settled holding changes in realized: its
+ * proceeds less what the settlement paid on them (a void paid back their cost).
+ */
+const settledSaleGain = (held: Holding, fill: RecordedFill, sold: number, basis: number): number =>
+  held.result === "void" ? fill.cost - basis : fill.cost - sold * (held.payout ?? 0)
+
 /** Reverses `applyFill` for a fill whose write failed: the fill taken out of its holding, realized without its profit. */
 // Other fills may have been applied to the same holding since (a group commit applies every waiting order
 // before its one write), so the fill is taken out of the holding as it is NOW, not by putting `before`
@@ -159,6 +184,20 @@ export const undoFill = (context: AccountContext, fill: RecordedFill, before: Ho
     const contracts = now.contracts - fill.contracts
     holdings[key] = contracts > 1e-9 ? settledWith(now, contracts, now.cost - fill.cost) : before
     return { ...context, holdings, realized: tidy(context.realized - settledGain(before, fill)) }
+  }
+  if (fill.action === "sell" && before !== null && before.status === "settled" && before.contracts > 0) {
+    // It had met a settled holding (applyFill): the sold contracts and their basis go back, and realized,
+    // wins and losses are as before it.
+    const sold = Math.min(fill.contracts, before.contracts)
+    const basis = tidy((before.cost * sold) / before.contracts)
+    holdings[key] = now !== undefined && now.status === "settled" ? settledWith(now, now.contracts + sold, now.cost + basis) : before
+    if (isMarketBot(fill.bot)) return { ...context, holdings }
+    const whole = now === undefined
+    return {
+      ...context, holdings, realized: tidy(context.realized - settledSaleGain(before, fill, sold, basis)),
+      wins: whole && before.result === "win" ? context.wins + 1 : context.wins,
+      losses: whole && before.result === "loss" ? context.losses + 1 : context.losses,
+    }
   }
   if (fill.action === "buy") {
     const merged = before !== null && before.status === "open"
