@@ -240,6 +240,19 @@ describe("market bot", () => {
     expect(w.traded.filter((t) => t.botId === copier.id)).toHaveLength(0)
   })
 
+  it("a trade or price before the close in the same feed batch still fills: open or not is taken in feed order", () => {
+    const w = aWorld()
+    w.feed(...aBookedMarket("C1", T0), ...aBookedMarket("C2", T0))
+    const waiting = aMarketBot({ contract: "C1", rule: { buyBelow: 0.4 }, id: "bot_waiting" })
+    start(w, waiting)
+    const copier = aTraderBot({ id: "bot_copier" })
+    w.bots.spawn(copier)
+    w.feed(...aMove("C1", T0 + MIN, 0.35), aClose({ contract: "C1", t: T0 + MIN + 1 }))
+    w.feed(aTrade("C2", T0 + MIN, { usd: 500 }), aSettlement({ contract: "C2", t: T0 + MIN + 500, winner: "yes" }))
+    expect(trades(w, waiting.id)).toHaveLength(1)
+    expect(trades(w, copier.id)).toMatchObject([{ status: "closed", result: "win" }])
+  })
+
   it("series: after each market it moves to the next market of the series", () => {
     const w = aWorld()
     w.feed(...aBookedMarket("S1", T0, { series: "btc-hourly" }))

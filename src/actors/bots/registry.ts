@@ -145,10 +145,18 @@ export class BotRegistry {
   private minute = Number.NEGATIVE_INFINITY
   readonly counters: BotRegistryCounters = { intelEvents: 0, marketEvents: 0, sends: 0, routed: 0, signalTests: 0, fills: 0 }
 
+  /**
+   * Markets open as of the events delivered so far: those open when this registry was made, then each
+   * listing, less each close, settlement and void, in feed order.
+   */
+  private readonly tradable = new Set<string>()
+
   constructor(
     private readonly markets: MarketReads,
     private readonly onTraded: (event: BotTraded) => void = () => {},
-  ) {}
+  ) {
+    for (const ref of markets.openRefs()) this.tradable.add(ref)
+  }
 
   /** Newest feed time delivered (−Infinity before any). */
   feedTime(): number {
@@ -294,13 +302,17 @@ export class BotRegistry {
   }
 
   /**
-   * A quoter of a contract's book now (read on first use). Only an open market trades: on a closed one
-   * ("trading stopped", though its last book is still kept), a settled or a void one nothing fills, for a
-   * bot as for a hand order.
+   * A quoter of a contract's book now (read on first use), for a command from the API: the market as the
+   * market actors have it now. Only an open market trades: on a closed one ("trading stopped", though its
+   * last book is still kept), a settled or a void one nothing fills, for a bot as for a hand order.
    */
   quoterOf(ref: string): Quoter {
+    return this.quoterWhile(ref, this.markets.status(ref) === "open")
+  }
+
+  private quoterWhile(ref: string, open: boolean): Quoter {
     const info = this.markets.info(ref)
-    return info === null ? NO_QUOTES : bookQuoter(info, () => (this.markets.status(ref) === "open" ? this.markets.book(ref) : null), this.quotes)
+    return info === null || !open ? NO_QUOTES : bookQuoter(info, () => this.markets.book(ref), this.quotes)
   }
 
   /** One command to one bot, now, then its indexes follow; what it emits waits in the outbox. */
@@ -318,10 +330,14 @@ export class BotRegistry {
     if (entry?.kind === "market") this.command(id, () => entry.actor.send(command))
   }
 
-  /** The quoter of `ref` for the delivery under way (one book read per contract per delivery). */
+  /**
+   * The quoter of `ref` for the delivery under way (one book read per contract per delivery). Whether the
+   * market is open is taken in feed order (`tradable`), at the event: the market actors may already have
+   * applied a close that comes later in the feed, and a trade or price before it still fills.
+   */
   private quoterNow(ref: string): Quoter {
     let quoter = this.quoters.get(ref)
-    if (quoter === undefined) this.quoters.set(ref, (quoter = this.quoterOf(ref)))
+    if (quoter === undefined) this.quoters.set(ref, (quoter = this.quoterWhile(ref, this.tradable.has(ref))))
     return quoter
   }
 
@@ -412,10 +428,14 @@ export class BotRegistry {
         for (const id of [...bots]) this.toMarketBot(id, { type: "market.price", ts: event.ts, yesPrice: event.yesPrice, quoter })
         return
       }
+      case "MarketClosed":
+        this.ended(event.ref)
+        return
       case "MarketSettled":
       case "MarketVoided": {
         // Trades gathered so far happened before the settlement: they reach their bots first.
         this.flush()
+        this.ended(event.ref)
         const winner = event._tag === "MarketSettled" ? event.winner.name : null
         const ids = new Set([...(this.holders.get(event.ref) ?? []), ...(this.marketBots.get(event.ref) ?? [])])
         this.holders.delete(event.ref)
@@ -428,6 +448,7 @@ export class BotRegistry {
         return
       }
       case "MarketOpened": {
+        this.tradable.add(event.market.ref)
         const series = event.market.series
         if (series === null) return
         for (const id of [...this.marketIds]) {
@@ -441,6 +462,12 @@ export class BotRegistry {
       default:
         return
     }
+  }
+
+  /** Trading on `ref` stopped at this point of the feed: later events find nothing to fill against. */
+  private ended(ref: string): void {
+    this.tradable.delete(ref)
+    this.quoters.delete(ref)
   }
 
   /** Feed time moves; once a feed minute, market bots holding past their maxHoldHours are told. */
