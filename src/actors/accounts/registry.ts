@@ -315,11 +315,16 @@ export const makeAccountsLayer = (options: AccountsOptions = {}): Layer.Layer<Ac
 
       const sql = yield* SqlClient.SqlClient
       const batchRows = options.batchRows ?? 500
-      // Group commit: every order waiting is written in one statement; true for each one recorded.
-      const write = yield* batched(batchRows, (orders: ReadonlyArray<StoredOrder>) =>
-        Effect.flatMap(Clock.currentTimeMillis, (now) => PaperStore.record(orders, now)).pipe(
-          Effect.map((stored) => orders.map((o) => stored.has(o.id))),
+      // Group commit: every order waiting is written in one statement; true for each one recorded. When the
+      // write fails, every fill of the group is taken back out, newest first: each undo then meets its
+      // holding as its fill left it (a sale that sold a holding whole, undone before the buy that made it).
+      const write = yield* batched(batchRows, (entries: ReadonlyArray<{ readonly order: StoredOrder; readonly undo: () => void }>) =>
+        Effect.flatMap(Clock.currentTimeMillis, (now) => PaperStore.record(entries.map((e) => e.order), now)).pipe(
+          Effect.map((stored) => entries.map((e) => stored.has(e.order.id))),
           Effect.provideService(SqlClient.SqlClient, sql),
+          Effect.onError(() => Effect.sync(() => {
+            for (let i = entries.length - 1; i >= 0; i--) (entries[i] as { readonly undo: () => void }).undo()
+          })),
         ))
       const keys = new KeyIndex()
       for (const held of yield* PaperStore.loadKeys(yield* Clock.currentTimeMillis)) keys.remember(held)
@@ -359,11 +364,16 @@ export const makeAccountsLayer = (options: AccountsOptions = {}): Layer.Layer<Ac
             }
             return Effect.succeed({ fill, order, profit, before })
           })
-          const stored = yield* write(applied.order).pipe(
-            Effect.onExit((exit) =>
-              Exit.isSuccess(exit) && exit.value
-                ? Effect.void
-                : Effect.sync(() => registry.undo(accountId, applied.fill, applied.before, applied.profit))),
+          // Taken back once: by the group's failed write (all of it, newest first), or here when this order
+          // alone was not recorded (its key taken first) or its wait was cut short.
+          let undone = false
+          const undo = (): void => {
+            if (undone) return
+            undone = true
+            registry.undo(accountId, applied.fill, applied.before, applied.profit)
+          }
+          const stored = yield* write({ order: applied.order, undo }).pipe(
+            Effect.onExit((exit) => (Exit.isSuccess(exit) && exit.value ? Effect.void : Effect.sync(undo))),
           )
           if (!stored) return null
           const { idempotencyKey, requestHash, response } = applied.order
