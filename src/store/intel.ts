@@ -255,9 +255,10 @@ interface SettlementRowDb {
 const RESTORED_PRICES_MS = 65 * MINUTE_MS
 
 /**
- * The MarketEvents that rebuild a pipeline's state from the store: every market listed, then named
- * and whale trades and settlements in their original processing order (`seq`), then the closings, then
- * each open contract's prices (its stored bars of the last hour and its last trade).
+ * The MarketEvents that rebuild a pipeline's state from the store: every market listed; then named and
+ * whale trades and settlements in their original processing order (`seq`), each open contract's prices
+ * (its stored bars of the last hour, open and close, and its last trade) merged in before the first of
+ * them not older; then the closings; then the prices newer than every trade and settlement.
  */
 export const restoreEvents: Effect.Effect<{ readonly events: Array<MarketEvent>; readonly seq: number }, SqlError.SqlError, SqlClient.SqlClient> =
   Effect.gen(function* () {

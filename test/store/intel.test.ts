@@ -146,21 +146,24 @@ layer(TestDb, { timeout: "120 seconds" })("intel store", (it) => {
       const early = aMarket({ contract: "CL-A", venue: "venue_d", closesAt: T0 + week })
       const busy = aMarket({ contract: "CL-B", venue: "venue_d", closesAt: T0 + week })
       const original = new IntelPipeline()
+      // The feed stops 20 s into the bar's minute: the early market closed 10 s into it, the last trade at 20 s.
       const one = run(original, [
-        opened(early), opened(busy), traded(busy, { ts: T0 + MIN, price: 0.5, usd: 1_000 }), priced(busy, T0 + MIN, 0.5),
-        { _tag: "MarketClosed", ts: T0 + 2 * MIN, ref: early.ref },
+        opened(early), opened(busy), priced(busy, T0 + MIN, 0.45),
+        { _tag: "MarketClosed", ts: T0 + MIN + 10_000, ref: early.ref },
+        traded(busy, { ts: T0 + MIN + 20_000, price: 0.5, usd: 1_000 }), priced(busy, T0 + MIN + 20_000, 0.5),
       ])
       yield* persistIntel(one.changes, one.positions)
       yield* MarketStore.upsert([
-        { info: early, status: "closed", winner: null, closedAt: T0 + 2 * MIN, settledAt: null, lastPrice: null, lastTradeAt: null },
-        { info: busy, status: "open", winner: null, closedAt: null, settledAt: null, lastPrice: 0.5, lastTradeAt: T0 + MIN },
+        { info: early, status: "closed", winner: null, closedAt: T0 + MIN + 10_000, settledAt: null, lastPrice: null, lastTradeAt: null },
+        { info: busy, status: "open", winner: null, closedAt: null, settledAt: null, lastPrice: 0.5, lastTradeAt: T0 + MIN + 20_000 },
       ])
-      yield* PriceBarStore.upsert([{ ref: busy.ref, bar: { start: T0 + MIN, open: 0.5, high: 0.5, low: 0.5, close: 0.5, usd: 1_000, contracts: 2_000, trades: 1 } }])
+      yield* PriceBarStore.upsert([{ ref: busy.ref, bar: { start: T0 + MIN, open: 0.45, high: 0.5, low: 0.45, close: 0.5, usd: 1_000, contracts: 2_000, trades: 1 } }])
       const restored = new IntelPipeline()
       yield* restorePipeline(restored)
-      // Not the listed close a week out, nor the bar's minute end (T0 + 2 min − 1 ms < the close here anyway).
+      // Not the early market's listed close a week out, nor the bar's minute end (T0 + 2 min − 1 ms).
+      expect(original.now).toBe(T0 + MIN + 20_000)
       expect(restored.now).toBe(original.now)
-      expect(restored.now).toBe(T0 + 2 * MIN)
+      expect(marketFigures(restored, busy.ref)?.move1h).toBe(marketFigures(original, busy.ref)?.move1h)
       expect(marketFigures(restored, busy.ref)?.whaleMoney).toBe(marketFigures(original, busy.ref)?.whaleMoney)
       expect(winningRows(restored)).toEqual(winningRows(original))
     }))
