@@ -127,13 +127,8 @@ export const applyFill = (context: AccountContext, fill: RecordedFill): {
     // flush): as if it had come before the settlement, which is what a restore makes of it. The settled
     // holding keeps what was not sold, and realized trades the settlement's gain on the sold contracts
     // for the sale's profit; a holding sold whole had never settled, so it no longer counts a win or loss.
-    const sold = Math.min(fill.contracts, held.contracts)
-    const basis = tidy((held.cost * sold) / held.contracts)
-    const profit = tidy(fill.cost - basis)
-    const left = tidy(held.contracts - sold, 6)
-    const holdings = { ...context.holdings }
-    if (left <= 0) delete holdings[key]
-    else holdings[key] = settledWith(held, left, held.cost - basis)
+    const { sold, basis, profit, left } = saleFrom(held, fill)
+    const holdings = replaced(context.holdings, key, left <= 0 ? null : settledWith(held, left, held.cost - basis))
     const counted = !isMarketBot(fill.bot)
     const realized = counted ? tidy(context.realized + settledSaleGain(held, fill, sold, basis)) : context.realized
     const wins = counted && left <= 0 && held.result === "win" ? context.wins - 1 : context.wins
@@ -141,15 +136,25 @@ export const applyFill = (context: AccountContext, fill: RecordedFill): {
     return { context: { ...context, seq, holdings, realized, wins, losses }, profit, before }
   }
   if (held === undefined || held.status !== "open" || held.contracts <= 0) return { context: { ...context, seq }, profit: null, before }
-  const sold = Math.min(fill.contracts, held.contracts)
-  const basis = tidy((held.cost * sold) / held.contracts)
-  const profit = tidy(fill.cost - basis)
-  const left = tidy(held.contracts - sold, 6)
-  const holdings = { ...context.holdings }
-  if (left <= 0) delete holdings[key]
-  else holdings[key] = { ...held, contracts: left, cost: tidy(held.cost - basis) }
+  const { basis, profit, left } = saleFrom(held, fill)
+  const holdings = replaced(context.holdings, key, left <= 0 ? null : { ...held, contracts: left, cost: tidy(held.cost - basis) })
   const realized = isMarketBot(fill.bot) ? context.realized : tidy(context.realized + profit)
   return { context: { ...context, seq, holdings, realized }, profit, before }
+}
+
+/** What a sale of `fill` takes out of `held`: contracts, their cost basis (average cost), its profit, what is left. */
+const saleFrom = (held: Holding, fill: RecordedFill) => {
+  const sold = Math.min(fill.contracts, held.contracts)
+  const basis = tidy((held.cost * sold) / held.contracts)
+  return { sold, basis, profit: tidy(fill.cost - basis), left: tidy(held.contracts - sold, 6) }
+}
+
+/** The holdings with `key` set to `next`, or without it when `next` is null. */
+const replaced = (holdings: AccountContext["holdings"], key: string, next: Holding | null): AccountContext["holdings"] => {
+  const out = { ...holdings }
+  if (next === null) delete out[key]
+  else out[key] = next
+  return out
 }
 
 /** A settled holding with other contracts and cost (a void pays back the new average entry price). */
@@ -188,8 +193,7 @@ export const undoFill = (context: AccountContext, fill: RecordedFill, before: Ho
   if (fill.action === "sell" && before !== null && before.status === "settled" && before.contracts > 0) {
     // It had met a settled holding (applyFill): the sold contracts and their basis go back, and realized,
     // wins and losses are as before it.
-    const sold = Math.min(fill.contracts, before.contracts)
-    const basis = tidy((before.cost * sold) / before.contracts)
+    const { sold, basis } = saleFrom(before, fill)
     holdings[key] = now !== undefined && now.status === "settled" ? settledWith(now, now.contracts + sold, now.cost + basis) : before
     if (isMarketBot(fill.bot)) return { ...context, holdings }
     const whole = now === undefined
@@ -208,8 +212,7 @@ export const undoFill = (context: AccountContext, fill: RecordedFill, before: Ho
     } else if (before === null) delete holdings[key]
     else holdings[key] = before
   } else if (before !== null && before.status === "open" && before.contracts > 0) {
-    const sold = Math.min(fill.contracts, before.contracts)
-    const basis = tidy((before.cost * sold) / before.contracts)
+    const { sold, basis } = saleFrom(before, fill)
     holdings[key] = now !== undefined && now.status === "open"
       ? { ...now, contracts: tidy(now.contracts + sold, 6), cost: tidy(now.cost + basis) }
       : before
