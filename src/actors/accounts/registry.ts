@@ -323,7 +323,7 @@ export const makeAccountsLayer = (options: AccountsOptions = {}): Layer.Layer<Ac
           Effect.map((stored) => entries.map((e) => stored.has(e.order.id))),
           Effect.provideService(SqlClient.SqlClient, sql),
           Effect.onError(() => Effect.sync(() => {
-            for (let i = entries.length - 1; i >= 0; i--) (entries[i] as { readonly undo: () => void }).undo()
+            for (let i = entries.length - 1; i >= 0; i--) entries[i]?.undo()
           })),
         ))
       const keys = new KeyIndex()
