@@ -48,7 +48,7 @@ export const noticeOf = (n: StoredNotice): AlertNotice => {
     const a = n.alert
     return {
       id: n.key, type: "market.alert", at: isoOf(n.at), data: marketAlertOf(a),
-      message: `${a.marketObject.title}: ${a.outcome} traded at ${a.triggerPrice} (alert ${bounds(a)})${a.note === null ? "" : `: ${a.note}`}`,
+      message: `${a.marketObject.title}: ${a.outcome} was at ${a.triggerPrice} (alert ${bounds(a)})${a.note === null ? "" : `: ${a.note}`}`,
     }
   }
   const t = n.trade

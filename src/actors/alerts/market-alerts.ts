@@ -7,6 +7,7 @@
 import type { SqlClient } from "@effect/sql"
 import { Context, Duration, Effect, Layer, Option, PubSub, Queue } from "effect"
 import { OrderedFeed, type OrderedEvent } from "../../intel/intel-bus.js"
+import { Markets } from "../markets/market-bus.js"
 import { ByContract } from "../by-contract.js"
 import { type AlertOutcome, MarketAlertsStore, type StoredAlert } from "../../store/market-alerts.js"
 import { webhookSink } from "../../webhooks/sink.js"
@@ -18,16 +19,23 @@ export const sidePrice = (yesPrice: number, side: 0 | 1): number => (side === 0 
 export const fires = (alert: Pick<StoredAlert, "above" | "below">, price: number): boolean =>
   (alert.above !== null && price >= alert.above - 1e-9) || (alert.below !== null && price <= alert.below + 1e-9)
 
-/** Armed alerts by contract; `apply` says what one feed event stops. */
+/**
+ * Armed alerts by contract; `apply` says what one feed event stops. Each alert is armed after a feed time:
+ * a price of its contract at or before it was reported before the alert was set (events still on their
+ * way through the buses, a backfill's held live events), and does not fire it.
+ */
 export class AlertWatch {
   private readonly armed = new ByContract<StoredAlert>()
+  private readonly after = new Map<string, number>()
 
-  arm(alert: StoredAlert): void {
+  arm(alert: StoredAlert, after: number | null = null): void {
     this.armed.add(alert.market, alert.id, alert)
+    if (after !== null) this.after.set(alert.id, after)
   }
 
   disarm(ref: string, id: string): void {
     this.armed.remove(ref, id)
+    this.after.delete(id)
   }
 
   get size(): number {
@@ -42,18 +50,20 @@ export class AlertWatch {
       if (event._tag !== "PriceChanged") {
         out.push({ _tag: "Ended", id: alert.id, at: event.ts })
       } else {
+        if (event.ts <= (this.after.get(alert.id) ?? Number.NEGATIVE_INFINITY)) continue
         const price = sidePrice(event.yesPrice, alert.side)
         if (!fires(alert, price)) continue
         out.push({ _tag: "Triggered", id: alert.id, at: event.ts, price })
       }
       armed.delete(alert.id)
+      this.after.delete(alert.id)
     }
     this.armed.prune(event.ref)
   }
 }
 
 export interface MarketAlertsService {
-  /** Starts watching a stored armed alert. */
+  /** Starts watching a stored armed alert, set now: prices its market reported before now do not fire it. */
   readonly arm: (alert: StoredAlert) => void
   /** Stops watching an alert (deleted). */
   readonly disarm: (ref: string, id: string) => void
@@ -63,17 +73,26 @@ export interface MarketAlertsService {
 
 export class MarketAlerts extends Context.Tag("whalewatch/MarketAlerts")<MarketAlerts, MarketAlertsService>() {}
 
-export const makeMarketAlertsLayer = (options: { readonly flushEveryMs?: number } = {}): Layer.Layer<MarketAlerts, never, OrderedFeed | SqlClient.SqlClient> =>
+export const makeMarketAlertsLayer = (options: { readonly flushEveryMs?: number } = {}): Layer.Layer<MarketAlerts, never, OrderedFeed | Markets | SqlClient.SqlClient> =>
   Layer.scoped(
     MarketAlerts,
     Effect.gen(function* () {
       const sqlContext = yield* Effect.context<SqlClient.SqlClient>()
+      const markets = yield* Markets
       // Subscribed before the store is read, so events published meanwhile wait in the subscription.
       const events = yield* PubSub.subscribe(yield* OrderedFeed)
       const watch = new AlertWatch()
-      for (const alert of yield* MarketAlertsStore.armed) watch.arm(alert)
-      const sink = yield* webhookSink
       let stopped: Array<AlertOutcome> = []
+      // Re-armed after the market's newest stored price (what a restart restores), so a backfill's prices
+      // from before the stop do not fire them and those after it do. One whose market ended meanwhile (a
+      // settlement a backfill took while the service was down) ends at once.
+      for (const alert of yield* MarketAlertsStore.armed) {
+        const status = markets.status(alert.market)
+        if (status === "settled" || status === "void") {
+          stopped.push({ _tag: "Ended", id: alert.id, at: markets.record(alert.market)?.settledAt ?? alert.createdAt })
+        } else watch.arm(alert, markets.yesPriceAt(alert.market))
+      }
+      const sink = yield* webhookSink
 
       // One flush at a time, so a flush asked for (tests, shutdown) waits for one already writing.
       const writing = yield* Effect.makeSemaphore(1)
@@ -107,7 +126,7 @@ export const makeMarketAlertsLayer = (options: { readonly flushEveryMs?: number 
       yield* Effect.logInfo(`market alerts armed: ${watch.size}`)
 
       return {
-        arm: (alert) => watch.arm(alert),
+        arm: (alert) => watch.arm(alert, markets.yesPriceAt(alert.market)),
         disarm: (ref, id) => watch.disarm(ref, id),
         flush,
       }

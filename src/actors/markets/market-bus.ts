@@ -34,6 +34,8 @@ export interface MarketsService {
   readonly lastPrice: (ref: string) => number | null
   /** Current Yes price (last trade; before any, the ticker or the book's mid). */
   readonly yesPrice: (ref: string) => number | null
+  /** Feed time of the contract's newest price event (a price at or before it was reported before now). */
+  readonly yesPriceAt: (ref: string) => number | null
   readonly bars: (ref: string, fromMs: number, toMs: number) => ReadonlyArray<Bar>
   readonly contractsOfEvent: (eventRef: string) => ReadonlyArray<string>
   readonly openRefs: () => ReadonlyArray<string>
@@ -63,6 +65,7 @@ export const marketsOf = (registry: MarketRegistry): MarketsService => ({
   book: (ref, depth) => registry.book(ref, depth),
   lastPrice: (ref) => registry.lastPrice(ref),
   yesPrice: (ref) => registry.yesPrice(ref),
+  yesPriceAt: (ref) => registry.yesPriceAt(ref),
   bars: (ref, fromMs, toMs) => registry.bars(ref, fromMs, toMs),
   contractsOfEvent: (eventRef) => registry.contractsOfEvent(eventRef),
   openRefs: () => registry.openRefs(),

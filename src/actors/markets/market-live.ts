@@ -86,6 +86,11 @@ export class MarketLive {
   lastTradeAt: number | null
   /** Current Yes price (see the price rule above). */
   yesPrice: number | null
+  /**
+   * Feed time of the newest PriceChanged this actor emitted (or of the last trade it started from): a
+   * price event at or before it was reported before now (what a market alert set now must not fire on).
+   */
+  yesPriceAt: number | null
   /** Venue time of the last book change applied. */
   bookAt: number | null = null
   private readonly barsKept: number
@@ -94,6 +99,7 @@ export class MarketLive {
     this.lastPrice = start.lastPrice
     this.lastTradeAt = start.lastTradeAt
     this.yesPrice = start.lastPrice
+    this.yesPriceAt = start.lastTradeAt
     this.barsKept = start.barsKept ?? DEFAULT_BARS_KEPT
   }
 
@@ -129,13 +135,20 @@ export class MarketLive {
     this.lastPrice = price
     this.lastTradeAt = at
     this.yesPrice = price
+    this.pricedAt(at)
     return true
+  }
+
+  /** A PriceChanged at `ts` was emitted (the newest kept: a late trade's is older). */
+  pricedAt(ts: number): void {
+    if (this.yesPriceAt === null || ts > this.yesPriceAt) this.yesPriceAt = ts
   }
 
   /** A price from a source other than a trade; only used while no trade has been seen. */
   private fallback(ref: string, ts: number, price: number | null, out: Array<MarketEvent>): void {
     if (this.lastTradeAt !== null || price === null || price === this.yesPrice) return
     this.yesPrice = price
+    this.pricedAt(ts)
     this.ensureBars().observe(ts, price)
     out.push({ _tag: "PriceChanged", ts, ref, yesPrice: price })
   }
@@ -148,6 +161,7 @@ export class MarketLive {
     out.push(trade)
     if (yes !== this.yesPrice) {
       this.yesPrice = yes
+      this.pricedAt(trade.ts)
       out.push({ _tag: "PriceChanged", ts: trade.ts, ref: info.ref, yesPrice: yes })
     }
   }

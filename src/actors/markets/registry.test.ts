@@ -122,6 +122,28 @@ describe("MarketRegistry", () => {
     expect(registry.yesPrice("venue_a:C4")).toBe(0.5)
   })
 
+  it("takes history's ending of a market it has open (closed, settled or voided while the service was down) and says so on the bus", () => {
+    const out = collector()
+    const registry = new MarketRegistry(out.sink)
+    const history = new MarketRegistry(collector().sink)
+    registry.deliver([aListing({ contract: "S1" }), aListing({ contract: "S2" }), aListing({ contract: "S3" }), aListing({ contract: "S4" })])
+    registry.deliver([aPrint({ contract: "S1", t: 50, price: 0.6 })])
+    history.deliver([aListing({ contract: "S1" }), aListing({ contract: "S2" }), aListing({ contract: "S3" }), aListing({ contract: "S4" })])
+    history.deliver([
+      aPrint({ contract: "S1", t: 60, price: 0.9 }), aSettlement({ contract: "S1", winner: "yes", t: 70 }),
+      aVoid({ contract: "S2", t: 71 }), aClose({ contract: "S3", t: 72 }),
+    ])
+    const emitted = out.events.length
+    registry.takeHistory(history.records())
+    expect(["S1", "S2", "S3", "S4"].map((c) => registry.status(`venue_a:${c}`))).toEqual(["settled", "void", "closed", "open"])
+    expect(registry.record("venue_a:S1")).toMatchObject({ winner: { id: "yes" }, settledAt: 70, lastPrice: 0.9 })
+    expect(out.events.slice(emitted).map((e) => e._tag).filter((tag) => tag !== "PriceChanged")).toEqual(["MarketSettled", "MarketVoided", "MarketClosed"])
+    // Taken again (the next round of a backfill): nothing moves twice.
+    const after = out.events.length
+    registry.adoptHistory(history.records())
+    expect(out.events.length).toBe(after)
+  })
+
   it("resolves trades and settlements to sides; unknown outcomes and winners are counted and ignored", () => {
     const out = collector()
     const registry = new MarketRegistry(out.sink)

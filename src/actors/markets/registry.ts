@@ -443,6 +443,12 @@ export class MarketRegistry {
     return entry !== undefined ? entry.actor.getSnapshot().context.live.lastPrice : this.retired.get(ref)?.lastPrice ?? null
   }
 
+  /** Feed time of the contract's newest PriceChanged (MarketLive.yesPriceAt); null when none. */
+  yesPriceAt(ref: string): number | null {
+    const entry = this.live.get(ref)
+    return entry !== undefined ? entry.actor.getSnapshot().context.live.yesPriceAt : this.retired.get(ref)?.lastTradeAt ?? null
+  }
+
   /** Current Yes price: the last trade's, or before any trade the ticker's or the book's mid. */
   yesPrice(ref: string): number | null {
     const entry = this.live.get(ref)
@@ -537,19 +543,28 @@ export class MarketRegistry {
    * otherwise keep the mid.
    */
   adoptHistory(records: Iterable<MarketRecord>): void {
+    const endings: Array<FeedEvent> = []
     for (const record of records) {
-      if (record.lastPrice === null || record.lastTradeAt === null) continue
       const ref = record.info.ref
       const entry = this.live.get(ref)
       if (entry === undefined) continue
+      const ending = endingOf(record, lifecycleOf(entry.actor.getSnapshot()))
+      if (ending !== null) endings.push(ending)
+      if (record.lastPrice === null || record.lastTradeAt === null) continue
       const live = entry.actor.getSnapshot().context.live
       const before = live.yesPrice
       if (!live.adoptLastTrade(record.lastPrice, record.lastTradeAt)) continue
       this.dirty.add(ref)
       if (live.yesPrice !== null && live.yesPrice !== before) {
-        this.emitted({ _tag: "PriceChanged", ts: Math.max(this.now, record.lastTradeAt), ref, yesPrice: live.yesPrice })
+        const ts = Math.max(this.now, record.lastTradeAt)
+        live.pricedAt(ts)
+        this.emitted({ _tag: "PriceChanged", ts, ref, yesPrice: live.yesPrice })
       }
     }
+    // Closed, settled or voided in history while this registry had the market open (a restart's backfill
+    // finds what happened while the service was down): the actor ends as if the feed had said so, and the
+    // bus hears it (paper holdings, bots and alerts settle; intelligence records the result).
+    if (endings.length > 0) this.deliver(endings)
   }
 
   /**
@@ -588,4 +603,23 @@ export class MarketRegistry {
   stop(): void {
     for (const entry of this.live.values()) entry.actor.stop()
   }
+}
+
+/** The feed event that moves a live market from `live` to where history's record stands; null when it need not move. */
+const endingOf = (record: MarketRecord, live: MarketLifecycle): FeedEvent | null => {
+  const at = { venue: record.info.venue, contract: record.info.contract }
+  const ended = live === "settled" || live === "void"
+  if (!ended && record.status === "settled" && record.winner !== null) {
+    const ts = record.settledAt ?? record.closedAt ?? record.info.listedAt
+    return { _tag: "MarketSettled", ...at, ts, receivedAt: ts, winner: record.winner.id }
+  }
+  if (!ended && (record.status === "void" || (record.status === "settled" && record.winner === null))) {
+    const ts = record.settledAt ?? record.closedAt ?? record.info.listedAt
+    return { _tag: "MarketVoided", ...at, ts, receivedAt: ts }
+  }
+  if (live === "open" && record.status === "closed") {
+    const ts = record.closedAt ?? record.info.listedAt
+    return { _tag: "MarketClosed", ...at, ts, receivedAt: ts }
+  }
+  return null
 }
