@@ -34,7 +34,8 @@ export type OrderedEvent = MarketEvent | IntelEvent
 
 /** Market events carried on the OrderedFeed: prices and lifecycle (not books or prints). */
 export const carriedInOrder = (event: MarketEvent): boolean =>
-  event._tag === "PriceChanged" || event._tag === "MarketSettled" || event._tag === "MarketVoided" || event._tag === "MarketOpened"
+  event._tag === "PriceChanged" || event._tag === "MarketSettled" || event._tag === "MarketVoided" || event._tag === "MarketOpened" ||
+  event._tag === "MarketClosed" // the bots take whether a market trades in feed order (a close stops their fills)
 
 export class OrderedFeed extends Context.Tag("whalewatch/OrderedFeed")<OrderedFeed, PubSub.PubSub<OrderedEvent>>() {
   static readonly layer = Layer.scoped(OrderedFeed, Effect.acquireRelease(PubSub.unbounded<OrderedEvent>(), PubSub.shutdown))

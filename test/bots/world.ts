@@ -8,7 +8,7 @@ import { marketsOf } from "../../src/actors/markets/market-bus.js"
 import { MarketRegistry } from "../../src/actors/markets/registry.js"
 import { IntelPipeline } from "../../src/intel/pipeline.js"
 import type { IntelConfig } from "../../src/intel/config.js"
-import type { IntelEvent } from "../../src/intel/intel-bus.js"
+import { carriedInOrder, type IntelEvent } from "../../src/intel/intel-bus.js"
 import { BotRegistry, type BotTraded, type MarketReads } from "../../src/actors/bots/registry.js"
 
 export interface World {
@@ -43,8 +43,11 @@ export const aWorld = (options: { readonly record?: boolean; readonly config?: I
     const events = pending.splice(0)
     for (const event of events) {
       pipeline.apply(event)
-      world.bots.deliverMarket(event)
-      if (options.record === true) delivered.push(event)
+      // The bots hear what the OrderedFeed carries in the service (src/intel/live.ts), nothing more.
+      if (carriedInOrder(event)) {
+        world.bots.deliverMarket(event)
+        if (options.record === true) delivered.push(event)
+      }
       for (const trade of pipeline.takeChanges().trades) {
         if (seen.has(trade.id)) continue
         seen.add(trade.id)
