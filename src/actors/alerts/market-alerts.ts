@@ -25,17 +25,14 @@ export const fires = (alert: Pick<StoredAlert, "above" | "below">, price: number
  * way through the buses, a backfill's held live events), and does not fire it.
  */
 export class AlertWatch {
-  private readonly armed = new ByContract<StoredAlert>()
-  private readonly after = new Map<string, number>()
+  private readonly armed = new ByContract<{ readonly alert: StoredAlert; readonly after: number }>()
 
   arm(alert: StoredAlert, after: number | null = null): void {
-    this.armed.add(alert.market, alert.id, alert)
-    if (after !== null) this.after.set(alert.id, after)
+    this.armed.add(alert.market, alert.id, { alert, after: after ?? Number.NEGATIVE_INFINITY })
   }
 
   disarm(ref: string, id: string): void {
     this.armed.remove(ref, id)
-    this.after.delete(id)
   }
 
   get size(): number {
@@ -46,17 +43,16 @@ export class AlertWatch {
     if (event._tag !== "PriceChanged" && event._tag !== "MarketSettled" && event._tag !== "MarketVoided") return
     const armed = this.armed.on(event.ref)
     if (armed === undefined) return
-    for (const alert of armed.values()) {
+    for (const { alert, after } of armed.values()) {
       if (event._tag !== "PriceChanged") {
         out.push({ _tag: "Ended", id: alert.id, at: event.ts })
       } else {
-        if (event.ts <= (this.after.get(alert.id) ?? Number.NEGATIVE_INFINITY)) continue
+        if (event.ts <= after) continue
         const price = sidePrice(event.yesPrice, alert.side)
         if (!fires(alert, price)) continue
         out.push({ _tag: "Triggered", id: alert.id, at: event.ts, price })
       }
       armed.delete(alert.id)
-      this.after.delete(alert.id)
     }
     this.armed.prune(event.ref)
   }

@@ -608,14 +608,11 @@ export class MarketRegistry {
 /** The feed event that moves a live market from `live` to where history's record stands; null when it need not move. */
 const endingOf = (record: MarketRecord, live: MarketLifecycle): FeedEvent | null => {
   const at = { venue: record.info.venue, contract: record.info.contract }
-  const ended = live === "settled" || live === "void"
-  if (!ended && record.status === "settled" && record.winner !== null) {
+  if (live !== "settled" && live !== "void" && (record.status === "settled" || record.status === "void")) {
     const ts = record.settledAt ?? record.closedAt ?? record.info.listedAt
-    return { _tag: "MarketSettled", ...at, ts, receivedAt: ts, winner: record.winner.id }
-  }
-  if (!ended && (record.status === "void" || (record.status === "settled" && record.winner === null))) {
-    const ts = record.settledAt ?? record.closedAt ?? record.info.listedAt
-    return { _tag: "MarketVoided", ...at, ts, receivedAt: ts }
+    return record.status === "settled" && record.winner !== null
+      ? { _tag: "MarketSettled", ...at, ts, receivedAt: ts, winner: record.winner.id }
+      : { _tag: "MarketVoided", ...at, ts, receivedAt: ts }
   }
   if (live === "open" && record.status === "closed") {
     const ts = record.closedAt ?? record.info.listedAt
