@@ -1,7 +1,8 @@
 // Bots: whale trades processed per second with 5,000 running bots on a replayed feed. A synthetic feed
 // (800 markets on four venues with two-sided books, 2,000 named traders, whale-size buys and sells,
 // price moves and settlements) goes once through the real market registry and intelligence pipeline,
-// and the MarketEvents and IntelBus TradeRecorded events they produce are recorded (outside the timing).
+// and the MarketEvents and TradeRecorded events they produce, each trade and price with its book as the
+// service's bots get them, are recorded (outside the timing).
 // Then, per round, a fresh BotRegistry with 5,000 running bots (2,000 trader bots, 2,000 signal bots
 // with mixed filters, 1,000 market bots with mixed rules) is spawned and the recording is delivered to
 // it in chunks of `chunk` events, as the live layer takes them off its queues (4,096; 1 = one event per
@@ -67,6 +68,9 @@ const books = (m: Mkt, t: number, size = 20_000): Array<FeedEvent> => {
 
 const recordFeed = () => {
   const w = aWorld({ record: true })
+  // As in the service with these bots running: every trade and price change carries its book (the
+  // registry's copy at the end of the feed batch), and the bots price from it. NO_BOOKS=1: the current book.
+  if (process.env.NO_BOOKS !== "1") w.markets.watchBooks(() => true)
   markets.forEach((m, i) => w.feed(listing(m, i), ...books(m, T0)))
   let t = T0
   for (let n = 0; n < TRADES; n++) {

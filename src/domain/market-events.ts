@@ -1,9 +1,10 @@
 // Domain events emitted by market actors (src/actors/markets) and consumed by intelligence, bots,
 // accounts and the stream. Past tense; venue-neutral refs (`<venue>:<contract>`, events
 // `<venue>:event:<id>`); times are feed time in epoch ms. A reader needing the book or the bars takes
-// the actor's current snapshot through the registry instead of receiving them here.
+// the actor's current snapshot through the registry instead of receiving them here; only a trade or a
+// price change that a follower will fill paper orders on carries the book as of its feed batch (`book`).
 import type { Category, Kind, Venue } from "./enums.js"
-import type { FeedTrader } from "./feed-events.js"
+import type { FeedTrader, Level } from "./feed-events.js"
 
 /** One side of a contract: venue outcome id, spec `name` (venue_b: own name; else Yes/No) and `label`. */
 export interface MarketSide {
@@ -35,11 +36,36 @@ export interface MarketInfo {
 
 export type MarketLifecycle = "open" | "closed" | "settled" | "void"
 
+export interface BookSideView {
+  readonly side: MarketSide
+  /** Best first. */
+  readonly bids: ReadonlyArray<Level>
+  readonly asks: ReadonlyArray<Level>
+  readonly bestBid: Level | null
+  readonly bestAsk: Level | null
+}
+
+/** Both sides' books of one contract, a copy: later changes to the book do not show in it. */
+export interface BookView {
+  readonly ref: string
+  /** Venue time of the last book change; null before the first snapshot (or once retired). */
+  readonly asOf: number | null
+  /** [Yes side, No side]. */
+  readonly sides: readonly [BookSideView, BookSideView]
+}
+
 export type MarketEvent =
   | { readonly _tag: "MarketOpened"; readonly ts: number; readonly market: MarketInfo }
   | { readonly _tag: "BookChanged"; readonly ts: number; readonly ref: string }
   /** Yes price moved (last trade, or mid of the Yes book when it changes and no trade printed since). */
-  | { readonly _tag: "PriceChanged"; readonly ts: number; readonly ref: string; readonly yesPrice: number }
+  | {
+    readonly _tag: "PriceChanged"
+    readonly ts: number
+    readonly ref: string
+    readonly yesPrice: number
+    /** The book at the end of the feed batch that moved the price, when a follower watches the contract (BookWatch). */
+    readonly book?: BookView
+  }
   | {
     readonly _tag: "TradePrinted"
     readonly ts: number
@@ -54,6 +80,8 @@ export type MarketEvent =
     readonly usd: number
     /** Named trader where the venue names one (venue_b: joined from its trades feed by txId). */
     readonly trader: FeedTrader | null
+    /** The book at the end of the feed batch that printed the trade, when a follower copies trades (BookWatch). */
+    readonly book?: BookView
   }
   | { readonly _tag: "MarketClosed"; readonly ts: number; readonly ref: string }
   | { readonly _tag: "MarketSettled"; readonly ts: number; readonly ref: string; readonly winner: MarketSide }

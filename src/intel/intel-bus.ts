@@ -3,12 +3,15 @@
 // or move; a trade appears once as TradeRecorded and again as TradeSettled when its market settles.
 // History loaded by backfill or restored at start is not published (bots must not trade on the past).
 import { Context, Effect, Layer, PubSub } from "effect"
-import type { MarketEvent } from "../domain/market-events.js"
+import type { BookView, MarketEvent } from "../domain/market-events.js"
 import type { StoredMove, StoredTrade } from "./pipeline.js"
 
 export type IntelEvent =
-  /** A named or whale trade, first seen. `trade.whale` tells whale-size trades apart. */
-  | { readonly _tag: "TradeRecorded"; readonly trade: StoredTrade }
+  /**
+   * A named or whale trade, first seen. `trade.whale` tells whale-size trades apart. On the OrderedFeed
+   * it carries the book its copies fill against when a bot wants it (BookWatch); never on the IntelBus.
+   */
+  | { readonly _tag: "TradeRecorded"; readonly trade: StoredTrade; readonly book?: BookView }
   /** The same trade with its result and profit once its market settled or was voided. */
   | { readonly _tag: "TradeSettled"; readonly trade: StoredTrade }
   | { readonly _tag: "MoveRecorded"; readonly move: StoredMove }

@@ -199,7 +199,8 @@ export const makeIntelLayer = (options: IntelLiveOptions = {}): Layer.Layer<Inte
         yield* Effect.sync(() => {
           // From here on what the pipeline records is live news: the stream, bots and webhooks get it.
           pipeline.observe = (event) => {
-            intelBus.unsafeOffer(event)
+            // The book is for the bots only: the IntelBus goes to the stream, webhooks and other nodes.
+            intelBus.unsafeOffer(event._tag === "TradeRecorded" && event.book !== undefined ? { _tag: "TradeRecorded", trade: event.trade } : event)
             ordered.unsafeOffer(event)
           }
           for (const event of live.kept) follow(event)

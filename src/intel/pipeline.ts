@@ -409,7 +409,7 @@ export class IntelPipeline {
     }
     state.open.push(stored)
     this.#changes.trades.push(stored)
-    this.observe?.({ _tag: "TradeRecorded", trade: stored })
+    this.observe?.(e.book === undefined ? { _tag: "TradeRecorded", trade: stored } : { _tag: "TradeRecorded", trade: stored, book: e.book })
   }
 
   /** Applies a named trade to its position; tracks which book row it touched. */

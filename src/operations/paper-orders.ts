@@ -22,7 +22,7 @@ import { Markets } from "../actors/markets/market-bus.js"
 import { IdempotencyInProgress, NotFound, Validation } from "../domain/errors.js"
 import { walkBuy, walkSell } from "../domain/fill.js"
 import { MAX_IDEMPOTENCY_KEY, optionalKey, STRICT } from "../domain/limits.js"
-import type { MarketInfo, MarketSide } from "../domain/market-events.js"
+import type { BookView, MarketInfo, MarketSide } from "../domain/market-events.js"
 import { type PaperBuy, PaperOrder, PaperOrderRequest, type PaperSell } from "../domain/paper.js"
 import type { StoredOrder } from "../store/paper.js"
 import { operation } from "./operation.js"
@@ -89,12 +89,14 @@ export const paperOrderOf = (o: StoredOrder): PaperOrder => ({
 
 const nothing = (error: string) => Exit.fail(new Validation({ error }))
 
-/** Prices the order on the account as it is now; what to record, or why nothing can be. */
-export const prepareOrder = (markets: Markets["Type"], info: MarketInfo, side: MarketSide, order: Order, key: string | null, hash: string) =>
+/** Prices the order on the account as it is now (against `asOf`, else the current book); what to record, or why nothing can be. */
+export const prepareOrder = (
+  markets: Markets["Type"], info: MarketInfo, side: MarketSide, order: Order, key: string | null, hash: string, asOf?: BookView,
+) =>
 (context: Parameters<Parameters<Accounts["Type"]["commit"]>[1]>[0]) => {
   const status = markets.status(info.ref)
   if (status !== "open") return nothing(`market ${info.ref} is not open (${status ?? "unknown"}); nothing can fill`)
-  const book = markets.book(info.ref)
+  const book = asOf ?? markets.book(info.ref)
   const sideBook = book?.sides.find((s) => s.side.id === side.id)
   const schedule = { venue: info.venue, feeRate: info.feeRate }
   let walked

@@ -36,6 +36,7 @@ const keys = memoryKeys({
   reader: aPrincipal({ accountId: "ex_alice", scopes: ["read"] }),
   carol: aPrincipal({ accountId: "ex_carol" }),
   dana: aPrincipal({ accountId: "ex_dana" }),
+  erin: aPrincipal({ accountId: "ex_erin" }),
 })
 const db = ManagedRuntime.make(TestDb)
 const bus = Effect.runSync(PubSub.sliding<MarketEvent>(MarketBus.capacity))
@@ -127,6 +128,27 @@ describe("POST /v1/exits", () => {
     // The sale is a hand order of the account, filled at feed time (this test's Clock is the wall's, its feed older).
     const sale = orders.find((o: { id: string }) => o.id === rule.orderId)
     expect(sale).toMatchObject({ action: "sell", contracts: bought.contracts, filledAt: new Date(firedAt).toISOString() })
+    expect(sale.avgPrice).toBeLessThanOrEqual(0.6)
+  })
+
+  it("sells against the bids as of the price that fired it, not the book the watcher finds when it gets there", async () => {
+    const ref = market("X9", 0.6)
+    const bought = await buy("erin", ref)
+    expect((await setRule("erin", { market: ref, outcome: "yes", takeProfit: 0.7 })).status).toBe(201)
+    // Both fed before the watcher's fiber runs: the firing price with bids at 0.6, then bids at 0.2.
+    print("X9", 0.7)
+    bids("X9", 0.2)
+    await settle()
+    const rule = await eventually(async () => {
+      const [latest] = (await rules("erin")).body.data
+      expect(latest).toMatchObject({ status: "executed", reason: "takeProfit" })
+      return latest
+    })
+    const orders = (await call(url, "/v2/paper?include=orders&status=all", { token: "erin" })).body.data.orders.data
+    const sale = orders.find((o: { id: string }) => o.id === rule.orderId)
+    expect(sale).toMatchObject({ action: "sell", contracts: bought.contracts })
+    // 0.6 less venue_a's taker fee; at the later bids it would be under 0.2.
+    expect(sale.avgPrice).toBeGreaterThan(0.55)
     expect(sale.avgPrice).toBeLessThanOrEqual(0.6)
   })
 

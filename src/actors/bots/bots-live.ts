@@ -89,6 +89,9 @@ export const makeBotsLayer = (options: BotsOptions = {}): Layer.Layer<Bots, neve
         if (ctx !== undefined) saved.changed({ id, name: "", status: "running", settings: null, snapshot: null }, ctx.trades)
       }
       yield* Effect.addFinalizer(() => Effect.sync(() => registry.stop()))
+      // The trades and prices bots fill on come with their book as of the feed (registry.ts).
+      const unwatch = markets.watchBooks((event) => registry.wantsBook(event))
+      yield* Effect.addFinalizer(() => Effect.sync(unwatch))
 
       const saveOf = (id: string): BotSave | null => {
         const ctx = registry.context(id)

@@ -4,7 +4,9 @@
 // trader, and by venue × category, so a trade is matched against few signals); MarketBus prices go to
 // the market bots of that contract, settlements to every bot holding the contract, listings of a
 // repeating series to market bots seeking their next market. Each command carries a Quoter over the
-// market's current book (read lazily, once per contract per delivery). Time is the events' feed time only.
+// market's book as of the event: the copy the event carries (`book`: the registry says which events it
+// wants with one, `wantsBook`, and the market actors stamp those at the end of their feed batch), else the
+// current book (read lazily, once per contract per delivery). Time is the events' feed time only.
 //
 // A delivery (`deliver`, a chunk of events) sends each trader or signal bot its trades as ONE command, at
 // the end of the chunk or before a settlement, whichever comes first: a bot's trades reach it in feed
@@ -19,7 +21,7 @@ import { clear } from "../../arrays.js"
 import type { MarketEvent, MarketInfo, MarketLifecycle } from "../../domain/market-events.js"
 import type { IntelEvent } from "../../intel/intel-bus.js"
 import type { StoredTrade } from "../../intel/pipeline.js"
-import type { BookView } from "../markets/registry.js"
+import type { BookedEvent, BookView } from "../markets/registry.js"
 import type {
   AnyBotContext, BotEmitted, CommonCommand, MarketBotContext, MarketCommand, SignalBotContext, SignalCommand, SourceTrade, TraderBotContext,
   TraderCommand,
@@ -131,8 +133,10 @@ export class BotRegistry {
   readonly dirty = new Set<string>()
   /** Buy walks kept across events while a side's asks stay the same (quote.ts). */
   private readonly quotes = new QuoteCache()
-  /** Quoters of the delivery under way, by contract (books do not move during one). */
+  /** Quoters of the delivery under way over current books, by contract (books do not move during one)… */
   private readonly quoters = new Map<string, Quoter>()
+  /** …and over the books events carried, by book. */
+  private readonly carried = new Map<BookView, Quoter>()
   /** Trades waiting for the end of the delivery, by bot (first routed first). */
   private readonly pending = new Map<string, Pending>()
   /** Emitted events waiting to be applied in command order, and the order of the command being sent. */
@@ -307,12 +311,24 @@ export class BotRegistry {
    * last book is still kept), a settled or a void one nothing fills, for a bot as for a hand order.
    */
   quoterOf(ref: string): Quoter {
-    return this.quoterWhile(ref, this.markets.status(ref) === "open")
+    return this.markets.status(ref) === "open" ? this.quoterOver(ref, () => this.markets.book(ref)) : NO_QUOTES
   }
 
-  private quoterWhile(ref: string, open: boolean): Quoter {
+  private quoterOver(ref: string, book: () => BookView | null): Quoter {
     const info = this.markets.info(ref)
-    return info === null || !open ? NO_QUOTES : bookQuoter(info, () => this.markets.book(ref), this.quotes)
+    return info === null ? NO_QUOTES : bookQuoter(info, book, this.quotes)
+  }
+
+  /**
+   * Whether a trade or price change will reach a bot that may fill on it: the market actors then stamp it
+   * with its book (MarketRegistry.watchBooks). Trades while any signal bot runs (buys) or a trader bot
+   * follows the trader; prices of contracts a market bot trades.
+   */
+  wantsBook(event: BookedEvent): boolean {
+    if (event._tag === "PriceChanged") return this.marketBots.has(event.ref)
+    if (event.action === "buy" && this.signals.size > 0) return true
+    if (event.trader === null || this.byTrader.size === 0) return false
+    return this.byTrader.has(`${event.ref.slice(0, event.ref.indexOf(":"))}:${event.trader.id}`)
   }
 
   /** One command to one bot, now, then its indexes follow; what it emits waits in the outbox. */
@@ -331,13 +347,21 @@ export class BotRegistry {
   }
 
   /**
-   * The quoter of `ref` for the delivery under way (one book read per contract per delivery). Whether the
-   * market is open is taken in feed order (`tradable`), at the event: the market actors may already have
-   * applied a close that comes later in the feed, and a trade or price before it still fills.
+   * The quoter of `ref` at an event: over the book the event carried, else over the current book (one
+   * book read per contract per delivery). Whether the market is open is taken in feed order (`tradable`),
+   * at the event: the market actors may already have applied a close that comes later in the feed, and a
+   * trade or price before it still fills.
    */
-  private quoterNow(ref: string): Quoter {
-    let quoter = this.quoters.get(ref)
-    if (quoter === undefined) this.quoters.set(ref, (quoter = this.quoterWhile(ref, this.tradable.has(ref))))
+  private quoterNow(ref: string, carried?: BookView): Quoter {
+    if (!this.tradable.has(ref)) return NO_QUOTES
+    let quoter: Quoter | undefined
+    if (carried !== undefined) {
+      quoter = this.carried.get(carried)
+      if (quoter === undefined) this.carried.set(carried, (quoter = this.quoterOver(ref, () => carried)))
+    } else {
+      quoter = this.quoters.get(ref)
+      if (quoter === undefined) this.quoters.set(ref, (quoter = this.quoterOver(ref, () => this.markets.book(ref))))
+    }
     return quoter
   }
 
@@ -376,6 +400,7 @@ export class BotRegistry {
       }
     }
     this.quoters.clear()
+    this.carried.clear()
     if (this.outbox.length === 0) return
     const out = this.outbox
     this.outbox = []
@@ -401,7 +426,7 @@ export class BotRegistry {
     let source: SourceTrade | undefined
     let quoter: Quoter | undefined
     const sourceOf = (): SourceTrade => (source ??= this.sourceOf(t))
-    const quoterOf = (): Quoter => (quoter ??= this.quoterNow(t.contract))
+    const quoterOf = (): Quoter => (quoter ??= this.quoterNow(t.contract, event.book))
     if (t.trader !== null) {
       for (const id of this.byTrader.get(t.trader) ?? []) {
         const entry = this.bots.get(id)
@@ -424,7 +449,7 @@ export class BotRegistry {
       case "PriceChanged": {
         const bots = this.marketBots.get(event.ref)
         if (bots === undefined) return
-        const quoter = this.quoterNow(event.ref)
+        const quoter = this.quoterNow(event.ref, event.book)
         for (const id of [...bots]) this.toMarketBot(id, { type: "market.price", ts: event.ts, yesPrice: event.yesPrice, quoter })
         return
       }
@@ -467,7 +492,6 @@ export class BotRegistry {
   /** Trading on `ref` stopped at this point of the feed: later events find nothing to fill against. */
   private ended(ref: string): void {
     this.tradable.delete(ref)
-    this.quoters.delete(ref)
   }
 
   /** Feed time moves; once a feed minute, market bots holding past their maxHoldHours are told. */

@@ -114,6 +114,11 @@ export class SignalIndex {
   private readonly keys = new Map<string, Keys>()
   private readonly memo = new KeywordMemo()
 
+  /** Signal bots indexed. */
+  get size(): number {
+    return this.keys.size
+  }
+
   add(id: string, signal: Signal): void {
     this.remove(id)
     const prepared = prepareSignal(signal)

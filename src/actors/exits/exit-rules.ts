@@ -2,7 +2,8 @@
 // market endings on feed time. A rule fires at the first price of its side at or below `stopLoss`, at or
 // above `takeProfit`, or `trailingStop` points or more below the highest price seen since it was armed;
 // it then sells the account's whole hand-held position on that side as a paper order (the same pricing
-// as POST /v2/paper-orders: the live bids, the venue's taker fee), filled at the price event's feed time,
+// as POST /v2/paper-orders: the bids, here as of the price event (the book it carries: the rules watch
+// their contracts' books, MarketsService.watchBooks), the venue's taker fee), filled at its feed time,
 // durable before the rule is marked `executed`. Nothing held by hand any more: `cancelled`. No bid to
 // sell into: it stays armed and tries again at the next price that fires it. The market settling or
 // being voided first: `cancelled` (the position settles).
@@ -16,6 +17,7 @@ import { holdingKey } from "../accounts/account.machine.js"
 import { Accounts } from "../accounts/registry.js"
 import { Markets } from "../markets/market-bus.js"
 import { OrderedFeed, type OrderedEvent } from "../../intel/intel-bus.js"
+import type { BookView } from "../../domain/market-events.js"
 import type { PaperSell } from "../../domain/paper.js"
 import { Validation } from "../../domain/errors.js"
 import { prepareOrder } from "../../operations/paper-orders.js"
@@ -49,6 +51,8 @@ export type ExitStep =
     readonly reason: ExitReason
     /** The highest price seen, this one included (a rule that cannot sell now is re-armed with it). */
     readonly high: number
+    /** The book as of the price event, when it carried one (else the sale takes the current book). */
+    readonly book?: BookView | undefined
   }
   | { readonly _tag: "End"; readonly rule: StoredExitRule; readonly at: number; readonly reason: string }
 
@@ -85,6 +89,11 @@ export class ExitWatch {
     return this.armed.size
   }
 
+  /** Whether a rule is armed on `ref`. */
+  watches(ref: string): boolean {
+    return this.armed.on(ref) !== undefined
+  }
+
   apply(event: OrderedEvent, out: Array<ExitStep>): void {
     if (event._tag !== "PriceChanged" && event._tag !== "MarketSettled" && event._tag !== "MarketVoided") return
     const armed = this.armed.on(event.ref)
@@ -101,7 +110,7 @@ export class ExitWatch {
         }
         const reason = exitReason(rule, price, watched.high)
         if (reason === null) continue
-        out.push({ _tag: "Sell", rule, at: event.ts, price, reason, high: watched.high })
+        out.push({ _tag: "Sell", rule, at: event.ts, price, reason, high: watched.high, book: event.book })
       }
       armed.delete(rule.id)
       this.risen.delete(rule.id)
@@ -140,6 +149,8 @@ export const ExitRulesLive: Layer.Layer<ExitRules, never, OrderedFeed | Markets 
     // Rules a crash left armed after their sale was recorded end `executed` first; the rest are armed.
     yield* ExitRulesStore.finish(yield* ExitRulesStore.soldOnLedger)
     for (const rule of yield* ExitRulesStore.armed) watch.arm(rule)
+    const unwatch = markets.watchBooks((event) => event._tag === "PriceChanged" && watch.watches(event.ref))
+    yield* Effect.addFinalizer(() => Effect.sync(unwatch))
 
     /** Tries one step; how the rule ended, or null when it stays armed (re-armed here). */
     const attempt = (step: ExitStep): Effect.Effect<ExitOutcome | null> => {
@@ -155,7 +166,7 @@ export const ExitRulesLive: Layer.Layer<ExitRules, never, OrderedFeed | Markets 
         return Effect.succeed({ id: rule.id, status: "cancelled", at: step.at, reason: "market unknown", orderId: null })
       }
       const sale = { market: rule.market as PaperSell["market"], outcome: rule.outcome, action: "sell" as const, contracts: "all" as const }
-      const priced = prepareOrder(markets, info, side, sale, saleKeyOf(rule.id, step.reason), "exit rule")
+      const priced = prepareOrder(markets, info, side, sale, saleKeyOf(rule.id, step.reason), "exit rule", step.book)
       // All or nothing, as a bot's sale: bids too thin for the whole hand-held position sell none of it,
       // and the rule stays armed for the next price that fires.
       const prepared: typeof priced = (context) => {

@@ -12,7 +12,7 @@ import { MarketStore } from "../../store/markets.js"
 import { BARS_KEPT_MS, PriceBarStore } from "../../store/price-bars.js"
 import { FeedBus } from "../bus.js"
 import type { Bar } from "./bars.js"
-import { type BookView, MarketRegistry, type RegistryStats, type RegistryOptions } from "./registry.js"
+import { type BookView, type BookWanted, MarketRegistry, type RegistryStats, type RegistryOptions } from "./registry.js"
 
 export class MarketBus extends Context.Tag("whalewatch/MarketBus")<MarketBus, PubSub.PubSub<MarketEvent>>() {
   /** Room for bursts (every listing on a reconnect) before the slowest subscriber starts losing events. */
@@ -48,6 +48,8 @@ export interface MarketsService {
   readonly adoptHistory: (records: Iterable<MarketRecord>) => void
   /** At the end of a history backfill: takes the markets only history knows (MarketRegistry.takeHistory). */
   readonly takeHistory: (records: Iterable<MarketRecord>) => void
+  /** The trades and price changes `wanted` says yes to carry their book from now on (MarketRegistry.watchBooks); returns the undo. */
+  readonly watchBooks: (wanted: BookWanted) => () => void
 }
 
 export class Markets extends Context.Tag("whalewatch/Markets")<Markets, MarketsService>() {
@@ -74,6 +76,7 @@ export const marketsOf = (registry: MarketRegistry): MarketsService => ({
   stats: () => registry.stats(),
   adoptHistory: (records) => registry.adoptHistory(records),
   takeHistory: (records) => registry.takeHistory(records),
+  watchBooks: (wanted) => registry.watchBooks(wanted),
 })
 
 export interface MarketsOptions extends RegistryOptions {

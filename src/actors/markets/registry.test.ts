@@ -54,6 +54,39 @@ describe("MarketRegistry", () => {
     expect(out.tags()).toEqual(["MarketOpened", "MarketVoided"])
   })
 
+  it("stamps the trades and price changes a follower watches with a copy of their book as the feed batch ends", () => {
+    const out = collector()
+    const registry = new MarketRegistry(out.sink)
+    registry.deliver([aListing({ contract: "C1" }), aListing({ contract: "C2" }), aSnapshot({ contract: "C1", t: 1, asks: [[0.5, 100], [0.6, 100]] })])
+    registry.deliver([aSnapshot({ contract: "C2", t: 1, asks: [[0.4, 10]] })])
+    const undo = registry.watchBooks((e) => e.ref === "venue_a:C1")
+    out.events.length = 0
+    // The print, then in the same batch the ask it took leaves the book: the stamp is the book at the batch's end.
+    registry.deliver([
+      aPrint({ contract: "C1", t: 2, price: 0.5, contracts: 100 }),
+      aDelta({ contract: "C1", t: 2, changes: [["yes", "ask", 0.5, 0]] }),
+      aPrint({ contract: "C2", t: 2, price: 0.4, contracts: 1 }),
+    ])
+    const booked = out.events.filter((e) => e._tag === "TradePrinted" || e._tag === "PriceChanged")
+    expect(booked.map((e) => [e._tag, e.ref, "book" in e])).toEqual([
+      ["TradePrinted", "venue_a:C1", true], ["PriceChanged", "venue_a:C1", true],
+      ["TradePrinted", "venue_a:C2", false], ["PriceChanged", "venue_a:C2", false],
+    ])
+    const [trade, price] = booked as Array<{ readonly book?: import("./registry.js").BookView }>
+    expect(trade?.book?.sides[0].asks).toEqual([{ price: 0.6, size: 100 }])
+    expect(price?.book).toBe(trade?.book) // one copy per contract per batch
+    // A copy: later changes to the book do not show in it.
+    registry.deliver([aDelta({ contract: "C1", t: 3, changes: [["yes", "ask", 0.6, 0]] })])
+    expect(trade?.book?.sides[0].asks).toEqual([{ price: 0.6, size: 100 }])
+    expect(registry.book("venue_a:C1")?.sides[0].asks).toEqual([])
+    // Unwatched: no book again.
+    undo()
+    out.events.length = 0
+    registry.deliver([aPrint({ contract: "C1", t: 4, price: 0.7, contracts: 1 })])
+    expect(out.events.some((e) => "book" in e)).toBe(false)
+    expect(out.tags()).toEqual(["TradePrinted", "PriceChanged"])
+  })
+
   it("sends once per contract per batch, whatever the number of levels or events", () => {
     const out = collector()
     const registry = new MarketRegistry(out.sink)

@@ -4,7 +4,8 @@
 // MarketLive; only a delivery holding a listing or lifecycle input is a statechart `send`), runs venue_b prints through the
 // attribution join, retires settled and void actors a grace period of FEED time after the fact, and
 // answers reads from current snapshots without waiting. Emitted MarketEvents go to the `sink` given
-// (the MarketBus in ./market-bus.ts), in the order the actors emit them.
+// (the MarketBus in ./market-bus.ts), in the order the actors emit them, at the end of each delivery;
+// the trades and price changes a follower watches (`watchBooks`) then carry a copy of their book.
 //
 // Feed time is the largest `receivedAt` delivered (or the time given to `advance`); it never goes back,
 // and the join window and the grace period are measured in it, so a replay gives the same output.
@@ -16,14 +17,27 @@
 import { type Actor, createActor } from "xstate"
 import { clear } from "../../arrays.js"
 import type { FeedBatch } from "../bus.js"
-import type { FeedEvent, Level, MarketListed, MarketRescheduled, TickSizeChanged, TradeAttributed } from "../../domain/feed-events.js"
-import { insertByListing, marketRefOf, type MarketEvent, type MarketInfo, type MarketLifecycle, type MarketRecord, type MarketSide } from "../../domain/market-events.js"
+import type { FeedEvent, MarketListed, MarketRescheduled, TickSizeChanged, TradeAttributed } from "../../domain/feed-events.js"
+import { type BookSideView, type BookView, insertByListing, marketRefOf, type MarketEvent, type MarketInfo, type MarketLifecycle, type MarketRecord, type MarketSide } from "../../domain/market-events.js"
 import type { Bar } from "./bars.js"
+import type { Book } from "./book.js"
 import { DEFAULT_JOIN, type JoinCounters, type JoinOptions, needsAttribution, TradeJoin } from "./join.js"
 import { infoOf, type MarketInput, sideOf } from "./market-live.js"
 import { round6 } from "../../numbers.js"
 import { Unlisted, type UnlistedCounters } from "./unlisted.js"
 import { applyDataDirect, lifecycleOf, listedStart, type MarketEmitted, marketMachine, type MarketStart, recordOf } from "./market.machine.js"
+
+export type { BookSideView, BookView }
+
+/** The events a follower may fill paper orders on. */
+export type BookedEvent = Extract<MarketEvent, { readonly _tag: "TradePrinted" | "PriceChanged" }>
+
+/**
+ * A follower's interest (bots, exit rules): true for the trades and price changes it will fill paper
+ * orders on. Those carry the book as it stood at the end of their feed batch, so the fills do not depend
+ * on how far the market actors ran ahead of the follower's fiber.
+ */
+export type BookWanted = (event: BookedEvent) => boolean
 
 export interface RegistryOptions {
   /** Feed time a settled or void actor lives on before it is retired to a record (default 1 h). */
@@ -33,23 +47,6 @@ export interface RegistryOptions {
   readonly unknownContracts?: number
   /** One-minute bars kept per contract (default a day). */
   readonly barsKept?: number
-}
-
-export interface BookSideView {
-  readonly side: MarketSide
-  /** Best first. */
-  readonly bids: ReadonlyArray<Level>
-  readonly asks: ReadonlyArray<Level>
-  readonly bestBid: Level | null
-  readonly bestAsk: Level | null
-}
-
-export interface BookView {
-  readonly ref: string
-  /** Venue time of the last book change; null before the first snapshot (or once retired). */
-  readonly asOf: number | null
-  /** [Yes side, No side]. */
-  readonly sides: readonly [BookSideView, BookSideView]
 }
 
 export interface RegistryCounters {
@@ -81,6 +78,9 @@ interface LiveEntry {
   info: MarketInfo
   /** This batch's inputs for the actor, in order (reused; empty between batches). */
   readonly inputs: Array<MarketInput>
+  /** The book's last copy for a follower (`release`), and the release that made it. */
+  copy: BookView | null
+  copiedIn: number
 }
 
 const sameInfo = (a: MarketInfo, b: MarketInfo): boolean => JSON.stringify(a) === JSON.stringify(b)
@@ -89,6 +89,18 @@ const sameInfo = (a: MarketInfo, b: MarketInfo): boolean => JSON.stringify(a) ==
 export interface ContractBar {
   readonly ref: string
   readonly bar: Bar
+}
+
+/** One side's levels, best first, at most `depth` a side (the best level whatever the depth), copied. */
+const sideView = (book: Book | undefined, side: MarketSide, depth: number): BookSideView => {
+  if (book === undefined) return { side, bids: [], asks: [], bestBid: null, bestAsk: null }
+  const bids = book.levels(side.id, "bid", depth)
+  const asks = book.levels(side.id, "ask", depth)
+  return {
+    side, bids, asks,
+    bestBid: depth >= 1 ? bids[0] ?? null : book.bestBid(side.id),
+    bestAsk: depth >= 1 ? asks[0] ?? null : book.bestAsk(side.id),
+  }
 }
 
 export class MarketRegistry {
@@ -109,6 +121,15 @@ export class MarketRegistry {
   private readonly pending: Array<LiveEntry> = []
   /** What a direct delivery emits, reused. */
   private readonly out: Array<MarketEvent> = []
+  /** What the delivery under way emitted, held until its end (`release`); null outside one. */
+  private outgoing: Array<MarketEvent> | null = null
+  private readonly outgoingBuffer: Array<MarketEvent> = []
+  /** Indexes in `outgoing` of the events a follower wants with the book. */
+  private readonly booked: Array<number> = []
+  private readonly watchers: Array<BookWanted> = []
+  /** Releases that copied books so far (LiveEntry.copiedIn), and the entries the one under way copied. */
+  private releases = 0
+  private readonly copied: Array<LiveEntry> = []
   private now = Number.NEGATIVE_INFINITY
   private readonly graceMs: number
   readonly join: TradeJoin
@@ -137,8 +158,21 @@ export class MarketRegistry {
     }
   }
 
+  /**
+   * From now on the trades and price changes `wanted` says yes to carry the book as of the end of their
+   * feed batch (`book`). Returns the undo.
+   */
+  watchBooks(wanted: BookWanted): () => void {
+    this.watchers.push(wanted)
+    return () => {
+      const i = this.watchers.indexOf(wanted)
+      if (i >= 0) this.watchers.splice(i, 1)
+    }
+  }
+
   /** One feed batch (a frame's events): at most one `send` per contract. */
   deliver(batch: FeedBatch): void {
+    const holding = this.hold()
     // Indexed loops on the per-frame path: a for-of's iterator results are allocated where V8 does not inline `next`.
     for (let b = 0; b < batch.length; b++) {
       const event = batch[b] as FeedEvent
@@ -157,12 +191,61 @@ export class MarketRegistry {
       this.route(event)
     }
     this.settle()
+    if (holding) this.release()
   }
 
   /** Moves feed time to `now` (when later) without events: expires join windows, retires actors. */
   advance(now: number): void {
+    const holding = this.hold()
     if (now > this.now) this.now = now
     this.settle()
+    if (holding) this.release()
+  }
+
+  /** While a follower watches books, emitted events wait for the end of the delivery; true then. */
+  private hold(): boolean {
+    if (this.watchers.length === 0) return false
+    clear(this.outgoingBuffer)
+    clear(this.booked)
+    this.outgoing = this.outgoingBuffer
+    return true
+  }
+
+  /** The delivery's events go out in order, each one a follower wants with the book as it is now, at its end. */
+  private release(): void {
+    const out = this.outgoingBuffer
+    this.outgoing = null
+    if (this.booked.length > 0) {
+      // One copy per contract per delivery: the book no longer moves.
+      const seq = ++this.releases
+      const copied = this.copied
+      for (let b = 0; b < this.booked.length; b++) {
+        const i = this.booked[b] as number
+        const event = out[i] as BookedEvent
+        const entry = this.live.get(event.ref)
+        let view: BookView | null
+        if (entry === undefined) view = this.book(event.ref)
+        else if (entry.copiedIn === seq) view = entry.copy
+        else {
+          view = this.book(event.ref)
+          entry.copy = view
+          entry.copiedIn = seq
+          copied.push(entry)
+        }
+        if (view !== null) out[i] = { ...event, book: view }
+      }
+      // Not kept past the release: a copy that lived on would be carried into the old generation.
+      for (let c = 0; c < copied.length; c++) (copied[c] as LiveEntry).copy = null
+      clear(copied)
+      clear(this.booked)
+    }
+    for (let i = 0; i < out.length; i++) this.sink(out[i] as MarketEvent)
+    clear(out)
+  }
+
+  private wanted(event: BookedEvent): boolean {
+    for (let w = 0; w < this.watchers.length; w++) if ((this.watchers[w] as BookWanted)(event)) return true
+    return false
   }
 
   private settle(): void {
@@ -288,7 +371,7 @@ export class MarketRegistry {
     const input = this.options.barsKept === undefined ? start : { ...start, barsKept: this.options.barsKept }
     const actor = createActor(marketMachine, { input, systemId: `market:${ref}` })
     actor.on("*", this.onEmitted)
-    const entry: LiveEntry = { actor, info: start.record.info, inputs: [] }
+    const entry: LiveEntry = { actor, info: start.record.info, inputs: [], copy: null, copiedIn: 0 }
     this.live.set(ref, entry)
     const { venue, contract } = start.record.info
     if (marketRefOf(venue, contract) === ref) {
@@ -359,7 +442,12 @@ export class MarketRegistry {
         break
       default:
     }
-    this.sink(event)
+    const outgoing = this.outgoing
+    if (outgoing === null) return this.sink(event)
+    if ((event._tag === "TradePrinted" || event._tag === "PriceChanged") && this.wanted(event)) {
+      this.booked.push(outgoing.length)
+    }
+    outgoing.push(event)
   }
 
   private retireDue(): void {
@@ -427,14 +515,8 @@ export class MarketRegistry {
     const info = entry?.info ?? this.retired.get(ref)?.info
     if (info === undefined) return null
     const live = entry?.actor.getSnapshot().context.live
-    const view = (side: MarketSide): BookSideView => ({
-      side,
-      bids: live?.book.levels(side.id, "bid", depth) ?? [],
-      asks: live?.book.levels(side.id, "ask", depth) ?? [],
-      bestBid: live?.book.bestBid(side.id) ?? null,
-      bestAsk: live?.book.bestAsk(side.id) ?? null,
-    })
-    return { ref, asOf: live?.bookAt ?? null, sides: [view(info.sides[0]), view(info.sides[1])] }
+    const book = live?.book
+    return { ref, asOf: live?.bookAt ?? null, sides: [sideView(book, info.sides[0], depth), sideView(book, info.sides[1], depth)] }
   }
 
   /** Yes price of the last trade. */
