@@ -67,7 +67,10 @@ export const MarketRule = MarketRuleFields.pipe(
 )
 export type MarketRule = typeof MarketRule.Type
 
-export const BotName = boundedText(1, MAX_BOT_NAME, `name must be 1 to ${MAX_BOT_NAME} characters`)
+/** A name a bot is given (requests only): 1 to 60 characters, and not only spaces (a blank name names nothing in a list). */
+export const BotName = boundedText(1, MAX_BOT_NAME, `name must be 1 to ${MAX_BOT_NAME} characters`).pipe(
+  Schema.filter((s) => s.trim().length > 0, { message: () => "name must hold something other than spaces" }),
+)
 
 /** A side by name or label, or `yes` / `no`. */
 export const OutcomeText = boundedText(1, 200, "outcome must be a side's name or label, or yes or no")

@@ -344,9 +344,17 @@ export const followedVenues = (platforms: ReadonlyArray<Platform> | undefined): 
 
 export const StrategyName = boundedText(1, MAX_STRATEGY_NAME, `name must be 1 to ${MAX_STRATEGY_NAME} characters`)
 
+/**
+ * The name a strategy is saved under: also not only spaces, as a signal's keywords (a blank name names
+ * nothing in a list). Checked on the way in only, so a name stored before the rule still reads back.
+ */
+const NewStrategyName = StrategyName.pipe(
+  Schema.filter((s) => s.trim().length > 0, { message: () => "name must hold something other than spaces" }),
+)
+
 /** POST /v1/strategies: a named v1 rule (event criteria and a flat stake) kept to be scored again. */
 export const StrategyRequest = Schema.Struct({
-  name: StrategyName,
+  name: NewStrategyName,
   criteria: defaultCriteria,
   stake: defaultStake,
 }).annotations({ ...STRICT, title: "StrategyRequest" })

@@ -84,7 +84,20 @@ const clipActual = (message: string): string => {
   const at = message.lastIndexOf(", actual ")
   if (at < 0) return message
   const actual = message.slice(at + 9)
-  return actual.length <= 80 ? message : `${message.slice(0, at + 9)}${actual.slice(0, 80)}… (${actual.length} characters)`
+  return actual.length <= 80 ? message : `${message.slice(0, at + 9)}${actual.slice(0, 80)}… (${lengthOf(actual)} characters)`
+}
+
+/**
+ * The length of a quoted value: a string's own characters (code points, as limits.ts counts them), not
+ * its quotation marks and escapes; any other value as written.
+ */
+const lengthOf = (actual: string): number => {
+  try {
+    const value: unknown = JSON.parse(actual)
+    return typeof value === "string" ? [...value].length : actual.length
+  } catch {
+    return actual.length
+  }
 }
 
 const EXPECTED = /^Expected (.*), actual (.*)$/s

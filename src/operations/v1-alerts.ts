@@ -11,7 +11,8 @@
 //   the bound fires at the next price change), and is then `triggered`; an alert whose market settles or
 //   is voided first is `ended`. At most 50 armed alerts per account; the 51st is VALIDATION.
 // - GET /v1/market-alerts (read): the account's alerts newest first, paged (`limit` 1–200, `cursor`),
-//   filtered by `market` (a contract ref) and `status`.
+//   filtered by `market` (a contract ref, or an event ref for the alerts on any of its contracts: the
+//   rows' `market.ref`, as the shared `market` filter reads it) and `status`.
 // - DELETE /v1/market-alerts/{id} (write; tool `delete_market_alert`, not in the spec's table).
 // - GET /v1/alerts (read): the inbox, newest first, paged, `since`: each fired market alert
 //   (`market.alert`), and each trade the account's bots with `alerts: true` opened or closed

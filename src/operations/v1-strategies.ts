@@ -5,8 +5,8 @@
 // Decisions where the spec is silent (README "Strategies"):
 // - POST /v1/strategies (write) answers 201 with the strategy `{ id, name, criteria, stake, createdAt }`,
 //   criteria with their defaults applied (sinceDays 90), stake 100 by default. Names are 1 to 60
-//   characters and unique per account (a second strategy with a name in use is VALIDATION). At most 50
-//   strategies per account (the 51st is VALIDATION; deleting one frees its place).
+//   characters, not only spaces, and unique per account (a second strategy with a name in use is
+//   VALIDATION). At most 50 strategies per account (the 51st is VALIDATION; deleting one frees its place).
 // - GET /v1/strategies (read) lists them oldest first, not paged (at most 50).
 // - GET /v1/strategies/{id}/performance (read): `backtest`, the v1 score of its criteria over their last
 //   `sinceDays` now, and `sinceSaved`, the same counts and money over the whale buys made from its

@@ -116,7 +116,11 @@ const byIds = (ids: ReadonlyArray<string>): Effect.Effect<ReadonlyArray<StoredAl
     return rows.map(alertOfRow)
   }).pipe(Effect.orDie, Effect.withSpan("MarketAlerts.byIds"))
 
-/** The account's alerts, newest first, strictly after the key `after`, optionally of one contract and status. */
+/**
+ * The account's alerts, newest first, strictly after the key `after`, optionally of one market and status.
+ * `market` matches the alert's contract or its market object's ref (the event's, as the shared `market`
+ * filter of src/operations/filters.ts reads it), so an event ref takes the alerts of all its contracts.
+ */
 const list = (options: {
   readonly accountId: string
   readonly market: string | null
@@ -129,7 +133,7 @@ const list = (options: {
     const rows = yield* sql<Row>`
       SELECT ${sql.literal(COLUMNS)} FROM market_alerts
       WHERE account_id = ${options.accountId}
-        AND (${options.market}::text IS NULL OR market = ${options.market})
+        AND (${options.market}::text IS NULL OR market = ${options.market} OR market_object->>'ref' = ${options.market})
         AND (${options.status}::text IS NULL OR status = ${options.status})
         AND ${olderThan(sql, "created_at", "id", options.after)}
       ORDER BY created_at DESC, id DESC

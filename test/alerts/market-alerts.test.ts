@@ -37,6 +37,7 @@ const keys = memoryKeys({
   many: aPrincipal({ accountId: "ma_many" }),
   pager: aPrincipal({ accountId: "ma_pager" }),
   carol: aPrincipal({ accountId: "ma_carol" }),
+  eventer: aPrincipal({ accountId: "ma_eventer" }),
 })
 const facts: Array<AccountFact> = []
 const sink = Layer.succeed(WebhookSink, { publish: (f) => void facts.push(...f) })
@@ -240,6 +241,33 @@ describe("GET /v1/market-alerts", () => {
     expect((await list("pager", "?status=maybe")).body.code).toBe("VALIDATION")
     expect((await list("pager", "?limit=201")).body.code).toBe("VALIDATION")
     expect((await list("pager", "?limit=200")).status).toBe(200)
+  })
+
+  it("filters by an event ref: the alerts on the event's contracts, and the `market.ref` a row shows finds it", async () => {
+    feed(
+      aListing({ contract: "EVa", event: "EV", t: (t += 1_000) }),
+      aListing({ contract: "EVb", event: "EV", t: (t += 1_000) }),
+      aListing({ contract: "ES1", event: "ES", t: (t += 1_000) }),
+    )
+    const other = market("EVx")
+    const made: Array<string> = []
+    for (const ref of ["venue_a:EVa", other, "venue_a:EVb", "venue_a:event:ES"]) {
+      clock.advance(1_000)
+      made.push((await set("eventer", { market: ref, above: 0.9 })).body.data.id)
+    }
+    const ids = async (query: string) => (await list("eventer", query)).body.data.map((x: { id: string }) => x.id)
+    expect(await ids("?market=venue_a:event:EV")).toEqual([made[2], made[0]])
+    expect(await ids("?market=venue_a:EVa")).toEqual([made[0]])
+    // An event of one contract: the alert set on the event's ref is that contract's, found by either ref.
+    expect(await ids("?market=venue_a:event:ES")).toEqual([made[3]])
+    expect(await ids("?market=venue_a:ES1")).toEqual([made[3]])
+    const [row] = (await list("eventer", "?market=venue_a:EVb")).body.data
+    expect(row.market).toMatchObject({ ref: "venue_a:event:EV", contract: "venue_a:EVb" })
+    expect(await ids(`?market=${row.market.ref}&status=armed`)).toEqual([made[2], made[0]])
+    expect(await ids("?market=venue_a:event:NONE")).toEqual([])
+    expect((await list("eventer", "?market=")).body).toMatchObject({
+      success: false, code: "VALIDATION", error: expect.stringContaining("market"),
+    })
   })
 })
 

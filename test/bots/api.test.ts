@@ -74,6 +74,9 @@ describe("POST /v2/bots", () => {
     expectCode(await post({ trigger: { signal: {} }, sizing: { percent: 5 } }), 400, "VALIDATION")
     expectCode(await post({ trigger: { signal: {} }, name: "" }), 400, "VALIDATION")
     expectCode(await post({ trigger: { signal: {} }, name: "x".repeat(61) }), 400, "VALIDATION")
+    const blank = await post({ trigger: { signal: {} }, name: " \t " })
+    expectCode(blank, 400, "VALIDATION")
+    expect(blank.body.error).toBe("name must hold something other than spaces")
   })
 
   it("market bots: one contract, a side of it, { usd } sizing, a known market", async () => {
@@ -229,6 +232,7 @@ describe("PATCH /v2/bots/{id}", () => {
     expectCode(await s.as("write", path(trader), { method: "PATCH", body: { rule: {} } }), 400, "VALIDATION")
     expectCode(await s.as("write", path(signal), { method: "PATCH", body: { status: "paused" } }), 400, "VALIDATION")
     expectCode(await s.as("write", path(signal), { method: "PATCH", body: { mirrorExits: true } }), 400, "VALIDATION")
+    expectCode(await s.as("write", path(signal), { method: "PATCH", body: { name: "   " } }), 400, "VALIDATION")
     expectCode(await s.as("fresh", path(market), { method: "PATCH", body: { sizing: { percent: 1, maxUsd: 5 } } }), 400, "VALIDATION")
     expectCode(await s.as("fresh", path(market), { method: "PATCH", body: { signal: {} } }), 400, "VALIDATION")
     expectCode(await s.as("write", path(trader), { method: "PATCH", body: { status: "ended" } }), 400, "VALIDATION")

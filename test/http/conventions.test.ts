@@ -290,7 +290,16 @@ describe("built-in failures", () => {
   it("a sentence quoting a long bad value cuts it to 80 characters", async () => {
     const answer = await get(`/v2/test-rows?color=${"p".repeat(10_000)}`)
     expectError(answer, 400, "VALIDATION")
-    expect(answer.body.error).toBe(`Invalid value for \`color\`: Expected "red", "green" or "blue", actual "${"p".repeat(79)}… (10002 characters)`)
+    expect(answer.body.error).toBe(`Invalid value for \`color\`: Expected "red", "green" or "blue", actual "${"p".repeat(79)}… (10000 characters)`)
+  })
+
+  it("a cut value's stated length is the value's own: not its quotation marks, escapes or UTF-16 units", async () => {
+    const escaped = await post("/v2/test-things", { label: '"\\'.repeat(50) })
+    expectError(escaped, 400, "VALIDATION")
+    expect(escaped.body.error).toMatch(/^Invalid value for `label`: Expected a string at most 20 character\(s\) long, actual "[\\"]{79}… \(100 characters\)$/)
+    const emoji = await post("/v2/test-things", { label: "😀".repeat(100) })
+    expectError(emoji, 400, "VALIDATION")
+    expect(emoji.body.error).toMatch(/… \(100 characters\)$/)
   })
 
   it("a value outside a set of literals names every allowed value, not only the first", async () => {

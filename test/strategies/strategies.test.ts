@@ -39,6 +39,7 @@ const keys = memoryKeys({
   reader: aPrincipal({ accountId: "acct_alice", scopes: ["read"] }),
   many: aPrincipal({ accountId: "acct_many" }),
   agent: aPrincipal({ accountId: "acct_agent" }),
+  blank: aPrincipal({ accountId: "acct_blank" }),
 })
 const dbRuntime = ManagedRuntime.make(TestDb)
 let runtime: ManagedRuntime.ManagedRuntime<unknown, unknown> | undefined
@@ -114,6 +115,17 @@ describe("POST /v1/strategies and GET /v1/strategies", () => {
     const unknown = await save("alice", { name: "x", bogus: true })
     expect(unknown.body).toMatchObject({ code: "VALIDATION", error: expect.stringContaining("bogus") })
     expect((await list("alice")).body.data.map((s: { name: string }) => s.name)).toEqual(["Cheap sports whales", "Everything", "n".repeat(MAX_STRATEGY_NAME)])
+  })
+
+  it("refuses a name of only spaces (any whitespace) with VALIDATION naming the field, as an empty one", async () => {
+    for (const name of ["   ", "\t\n ", "\u00a0"]) {
+      const blank = await save("blank", { name })
+      expect(blank.status, JSON.stringify(name)).toBe(400)
+      expect(blank.body).toEqual({ success: false, error: "name must hold something other than spaces", code: "VALIDATION" })
+    }
+    expect((await list("blank")).body.data).toEqual([])
+    // Spaces around a name are part of it.
+    expect((await save("blank", { name: " spaced " })).body.data.name).toBe(" spaced ")
   })
 
   it("needs the write scope to save or delete", async () => {
