@@ -56,7 +56,13 @@ export interface BookView {
 
 export type MarketEvent =
   | { readonly _tag: "MarketOpened"; readonly ts: number; readonly market: MarketInfo }
-  | { readonly _tag: "BookChanged"; readonly ts: number; readonly ref: string }
+  | {
+    readonly _tag: "BookChanged"
+    readonly ts: number
+    readonly ref: string
+    /** The book at the end of the feed batch, when a follower keeps the contract's book in feed order (BookWatch). */
+    readonly book?: BookView
+  }
   /** Yes price moved (last trade, or mid of the Yes book when it changes and no trade printed since). */
   | {
     readonly _tag: "PriceChanged"

@@ -35,10 +35,14 @@ export class IntelBus extends Context.Tag("whalewatch/IntelBus")<IntelBus, PubSu
  */
 export type OrderedEvent = MarketEvent | IntelEvent
 
-/** Market events carried on the OrderedFeed: prices and lifecycle (not books or prints). */
+/**
+ * Market events carried on the OrderedFeed: prices and lifecycle (not prints), and the book changes a
+ * follower asked to keep in feed order (those carrying their book).
+ */
 export const carriedInOrder = (event: MarketEvent): boolean =>
   event._tag === "PriceChanged" || event._tag === "MarketSettled" || event._tag === "MarketVoided" || event._tag === "MarketOpened" ||
-  event._tag === "MarketClosed" // the bots take whether a market trades in feed order (a close stops their fills)
+  event._tag === "MarketClosed" || // the bots take whether a market trades in feed order (a close stops their fills)
+  (event._tag === "BookChanged" && event.book !== undefined)
 
 export class OrderedFeed extends Context.Tag("whalewatch/OrderedFeed")<OrderedFeed, PubSub.PubSub<OrderedEvent>>() {
   static readonly layer = Layer.scoped(OrderedFeed, Effect.acquireRelease(PubSub.unbounded<OrderedEvent>(), PubSub.shutdown))

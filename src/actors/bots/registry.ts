@@ -6,7 +6,10 @@
 // repeating series to market bots seeking their next market. Each command carries a Quoter over the
 // market's book as of the event: the copy the event carries (`book`: the registry says which events it
 // wants with one, `wantsBook`, and the market actors stamp those at the end of their feed batch), else the
-// current book (read lazily, once per contract per delivery). Time is the events' feed time only.
+// current book (read lazily, once per contract per delivery). What a market bot does as feed time passes
+// (a maxHoldHours sale, a move to the series' next market) takes prices, books and open markets as the
+// feed delivered them so far (`prices`, `books`, `tradable`), never the market actors' state, which may
+// be ahead of the bots. Time is the events' feed time only.
 //
 // A delivery (`deliver`, a chunk of events) sends each trader or signal bot its trades as ONE command, at
 // the end of the chunk or before a settlement, whichever comes first: a bot's trades reach it in feed
@@ -80,6 +83,8 @@ export interface BotRegistryCounters {
 interface Indexed {
   trader?: string
   market?: string
+  series?: string | null
+  timed?: boolean
 }
 
 const statusOfValue = (value: unknown): BotStatus =>
@@ -89,6 +94,13 @@ const addTo = <K, V>(map: Map<K, Set<V>>, key: K, value: V): void => {
   let set = map.get(key)
   if (set === undefined) map.set(key, (set = new Set()))
   set.add(value)
+}
+/** Counts `key` up or down (gone at zero); a null key is no key. */
+const count = (map: Map<string, number>, key: string | null, by: 1 | -1): void => {
+  if (key === null) return
+  const n = (map.get(key) ?? 0) + by
+  if (n > 0) map.set(key, n)
+  else map.delete(key)
 }
 const removeFrom = <K, V>(map: Map<K, Set<V>>, key: K, value: V): void => {
   const set = map.get(key)
@@ -130,6 +142,14 @@ export class BotRegistry {
   private readonly marketBots = new Map<string, Set<string>>()
   private readonly holders = new Map<string, Set<string>>()
   private readonly timed = new Set<string>()
+  /** Market bots by contract and by series followed, all of them and those with maxHoldHours (`wantsBook`). */
+  private readonly followedSeries = new Map<string, number>()
+  private readonly timedRefs = new Map<string, number>()
+  private readonly timedSeries = new Map<string, number>()
+  /** The newest book delivered of each contract whose book is kept in feed order (`keeps`). */
+  private readonly books = new Map<string, BookView>()
+  /** Yes prices in feed order: the open markets' when this registry was made, then each PriceChanged. */
+  private readonly prices = new Map<string, number>()
   readonly dirty = new Set<string>()
   /** Buy walks kept across events while a side's asks stay the same (quote.ts). */
   private readonly quotes = new QuoteCache()
@@ -159,7 +179,11 @@ export class BotRegistry {
     private readonly markets: MarketReads,
     private readonly onTraded: (event: BotTraded) => void = () => {},
   ) {
-    for (const ref of markets.openRefs()) this.tradable.add(ref)
+    for (const ref of markets.openRefs()) {
+      this.tradable.add(ref)
+      const price = markets.yesPrice(ref)
+      if (price !== null) this.prices.set(ref, price)
+    }
   }
 
   /** Newest feed time delivered (−Infinity before any). */
@@ -320,15 +344,38 @@ export class BotRegistry {
   }
 
   /**
-   * Whether a trade or price change will reach a bot that may fill on it: the market actors then stamp it
-   * with its book (MarketRegistry.watchBooks). Trades while any signal bot runs (buys) or a trader bot
-   * follows the trader; prices of contracts a market bot trades.
+   * Whether an event will reach a bot that may fill on it: the market actors then stamp it with its book
+   * (MarketRegistry.watchBooks). Trades while any signal bot runs (buys) or a trader bot follows the
+   * trader; prices of the contracts (and series) market bots trade; every book change of the contracts
+   * (and series) of market bots with `maxHoldHours`, whose sale comes with feed time, not with an event
+   * of the contract (their book is kept in feed order: `books`).
    */
   wantsBook(event: BookedEvent): boolean {
-    if (event._tag === "PriceChanged") return this.marketBots.has(event.ref)
-    if (event.action === "buy" && this.signals.size > 0) return true
-    if (event.trader === null || this.byTrader.size === 0) return false
-    return this.byTrader.has(`${event.ref.slice(0, event.ref.indexOf(":"))}:${event.trader.id}`)
+    switch (event._tag) {
+      case "PriceChanged": return this.marketBots.has(event.ref) || this.inSeries(this.followedSeries, event.ref)
+      case "BookChanged": return this.keeps(event.ref)
+      case "TradePrinted":
+        if (event.action === "buy" && this.signals.size > 0) return true
+        if (event.trader === null || this.byTrader.size === 0) return false
+        return this.byTrader.has(`${event.ref.slice(0, event.ref.indexOf(":"))}:${event.trader.id}`)
+    }
+  }
+
+  /** Whether `ref` belongs to one of `series` (by its listing). */
+  private inSeries(series: Map<string, number>, ref: string): boolean {
+    if (series.size === 0) return false
+    const id = this.markets.info(ref)?.series
+    return id !== undefined && id !== null && series.has(id)
+  }
+
+  /** Whether the registry keeps `ref`'s book in feed order. */
+  private keeps(ref: string): boolean {
+    return this.timedRefs.has(ref) || this.inSeries(this.timedSeries, ref)
+  }
+
+  /** An event's book, kept when the registry keeps the contract's book in feed order. */
+  private keep(ref: string, book: BookView | undefined): void {
+    if (book !== undefined && this.keeps(ref)) this.books.set(ref, book)
   }
 
   /** One command to one bot, now, then its indexes follow; what it emits waits in the outbox. */
@@ -426,6 +473,7 @@ export class BotRegistry {
     let source: SourceTrade | undefined
     let quoter: Quoter | undefined
     const sourceOf = (): SourceTrade => (source ??= this.sourceOf(t))
+    this.keep(t.contract, event.book)
     const quoterOf = (): Quoter => (quoter ??= this.quoterNow(t.contract, event.book))
     if (t.trader !== null) {
       for (const id of this.byTrader.get(t.trader) ?? []) {
@@ -446,7 +494,12 @@ export class BotRegistry {
     this.counters.marketEvents++
     this.clock(event.ts)
     switch (event._tag) {
+      case "BookChanged":
+        this.keep(event.ref, event.book)
+        return
       case "PriceChanged": {
+        this.prices.set(event.ref, event.yesPrice)
+        this.keep(event.ref, event.book)
         const bots = this.marketBots.get(event.ref)
         if (bots === undefined) return
         const quoter = this.quoterNow(event.ref, event.book)
@@ -464,6 +517,8 @@ export class BotRegistry {
         const winner = event._tag === "MarketSettled" ? event.winner.name : null
         const ids = new Set([...(this.holders.get(event.ref) ?? []), ...(this.marketBots.get(event.ref) ?? [])])
         this.holders.delete(event.ref)
+        this.prices.delete(event.ref)
+        this.books.delete(event.ref)
         this.quotes.forget(event.ref)
         for (const id of ids) {
           const entry = this.bots.get(id)
@@ -511,7 +566,7 @@ export class BotRegistry {
       const due = open === undefined ? null : holdDeadline(ctx.settings.rule, open.openedAt)
       if (due === null || due > ts) continue
       const ref = ctx.settings.market.contract
-      this.toMarketBot(id, { type: "clock.tick", ts, yesPrice: this.markets.yesPrice(ref), quoter: this.quoterNow(ref) })
+      this.toMarketBot(id, { type: "clock.tick", ts, yesPrice: this.prices.get(ref) ?? null, quoter: this.quoterNow(ref, this.books.get(ref)) })
     }
   }
 
@@ -558,7 +613,7 @@ export class BotRegistry {
     const series = ctx.settings.seriesId
     if (series === null) return
     let next: MarketInfo | null = null
-    for (const ref of this.markets.openRefs()) {
+    for (const ref of this.tradable) {
       const info = this.markets.info(ref)
       if (info === null || info.series !== series || info.event !== null || ref === ctx.settings.market.contract) continue
       if (info.listedAt <= ctx.listedAt) continue
@@ -569,7 +624,7 @@ export class BotRegistry {
     this.toMarketBot(id, {
       type: "series.next", market: { ref, contract: ref, title: next.title, venue: next.venue },
       sideName: next.sides[ctx.settings.side].name, listedAt: next.listedAt, ts: this.now,
-      yesPrice: this.markets.yesPrice(ref), quoter: this.quoterNow(ref),
+      yesPrice: this.prices.get(ref) ?? null, quoter: this.quoterNow(ref, this.books.get(ref)),
     })
   }
 
@@ -591,11 +646,20 @@ export class BotRegistry {
         if (ctx.settings.signal !== null) this.signals.add(id, ctx.settings.signal)
         return
       }
-      case "market":
-        addTo(this.marketBots, ctx.settings.market.contract, id)
-        keys.market = ctx.settings.market.contract
-        if (ctx.settings.rule.maxHoldHours !== undefined) this.timed.add(id)
+      case "market": {
+        const { market, seriesId, rule } = ctx.settings
+        addTo(this.marketBots, market.contract, id)
+        keys.market = market.contract
+        keys.series = seriesId
+        keys.timed = rule.maxHoldHours !== undefined
+        count(this.followedSeries, seriesId, 1)
+        if (keys.timed) {
+          this.timed.add(id)
+          count(this.timedRefs, market.contract, 1)
+          count(this.timedSeries, seriesId, 1)
+        }
         return
+      }
     }
   }
 
@@ -606,6 +670,11 @@ export class BotRegistry {
     this.signals.remove(id)
     if (keys.trader !== undefined) removeFrom(this.byTrader, keys.trader, id)
     if (keys.market !== undefined) removeFrom(this.marketBots, keys.market, id)
+    count(this.followedSeries, keys.series ?? null, -1)
+    if (keys.timed === true) {
+      count(this.timedRefs, keys.market ?? null, -1)
+      count(this.timedSeries, keys.series ?? null, -1)
+    }
     this.timed.delete(id)
   }
 }

@@ -29,8 +29,8 @@ import { applyDataDirect, lifecycleOf, listedStart, type MarketEmitted, marketMa
 
 export type { BookSideView, BookView }
 
-/** The events a follower may fill paper orders on. */
-export type BookedEvent = Extract<MarketEvent, { readonly _tag: "TradePrinted" | "PriceChanged" }>
+/** The events a follower may fill paper orders on, and the book changes of a contract it keeps the book of. */
+export type BookedEvent = Extract<MarketEvent, { readonly _tag: "TradePrinted" | "PriceChanged" | "BookChanged" }>
 
 /**
  * A follower's interest (bots, exit rules): true for the trades and price changes it will fill paper
@@ -444,7 +444,7 @@ export class MarketRegistry {
     }
     const outgoing = this.outgoing
     if (outgoing === null) return this.sink(event)
-    if ((event._tag === "TradePrinted" || event._tag === "PriceChanged") && this.wanted(event)) {
+    if ((event._tag === "TradePrinted" || event._tag === "PriceChanged" || event._tag === "BookChanged") && this.wanted(event)) {
       this.booked.push(outgoing.length)
     }
     outgoing.push(event)
