@@ -60,7 +60,7 @@ export type MarketEvent =
     readonly _tag: "BookChanged"
     readonly ts: number
     readonly ref: string
-    /** The book at the end of the feed batch, when a follower keeps the contract's book in feed order (BookWatch). */
+    /** The book at the end of the feed batch, when a follower keeps the contract's book in feed order (MarketsService.watchBooks). */
     readonly book?: BookView
   }
   /** Yes price moved (last trade, or mid of the Yes book when it changes and no trade printed since). */
@@ -69,7 +69,7 @@ export type MarketEvent =
     readonly ts: number
     readonly ref: string
     readonly yesPrice: number
-    /** The book at the end of the feed batch that moved the price, when a follower watches the contract (BookWatch). */
+    /** The book at the end of the feed batch that moved the price, when a follower watches the contract (MarketsService.watchBooks). */
     readonly book?: BookView
   }
   | {
@@ -86,7 +86,7 @@ export type MarketEvent =
     readonly usd: number
     /** Named trader where the venue names one (venue_b: joined from its trades feed by txId). */
     readonly trader: FeedTrader | null
-    /** The book at the end of the feed batch that printed the trade, when a follower copies trades (BookWatch). */
+    /** The book at the end of the feed batch that printed the trade, when a follower copies trades (MarketsService.watchBooks). */
     readonly book?: BookView
   }
   | { readonly _tag: "MarketClosed"; readonly ts: number; readonly ref: string }

@@ -9,7 +9,7 @@ import type { StoredMove, StoredTrade } from "./pipeline.js"
 export type IntelEvent =
   /**
    * A named or whale trade, first seen. `trade.whale` tells whale-size trades apart. On the OrderedFeed
-   * it carries the book its copies fill against when a bot wants it (BookWatch); never on the IntelBus.
+   * it carries the book its copies fill against when a bot wants it (MarketsService.watchBooks); never on the IntelBus.
    */
   | { readonly _tag: "TradeRecorded"; readonly trade: StoredTrade; readonly book?: BookView }
   /** The same trade with its result and profit once its market settled or was voided. */

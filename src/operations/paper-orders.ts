@@ -89,14 +89,19 @@ export const paperOrderOf = (o: StoredOrder): PaperOrder => ({
 
 const nothing = (error: string) => Exit.fail(new Validation({ error }))
 
-/** Prices the order on the account as it is now (against `asOf`, else the current book); what to record, or why nothing can be. */
+/**
+ * Prices the order on the account as it is now; what to record, or why nothing can be. Against the current
+ * book and status, or for a follower acting on a feed event, those as of the event (`asOf`; no book: the current one).
+ */
 export const prepareOrder = (
-  markets: Markets["Type"], info: MarketInfo, side: MarketSide, order: Order, key: string | null, hash: string, asOf?: BookView,
+  markets: Markets["Type"], info: MarketInfo, side: MarketSide, order: Order, key: string | null, hash: string,
+  asOf?: { readonly book: BookView | undefined; readonly open: boolean },
 ) =>
 (context: Parameters<Parameters<Accounts["Type"]["commit"]>[1]>[0]) => {
   const status = markets.status(info.ref)
-  if (status !== "open") return nothing(`market ${info.ref} is not open (${status ?? "unknown"}); nothing can fill`)
-  const book = asOf ?? markets.book(info.ref)
+  const open = asOf === undefined ? status === "open" : asOf.open && status !== null
+  if (!open) return nothing(`market ${info.ref} is not open (${status ?? "unknown"}); nothing can fill`)
+  const book = asOf?.book ?? markets.book(info.ref)
   const sideBook = book?.sides.find((s) => s.side.id === side.id)
   const schedule = { venue: info.venue, feeRate: info.feeRate }
   let walked

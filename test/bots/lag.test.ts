@@ -7,8 +7,10 @@
 import { describe, expect, it } from "vitest"
 import type { AnyBotContext } from "../../src/actors/bots/bot-types.js"
 import type { FeedEvent } from "../../src/domain/feed-events.js"
-import { aSettlement, aVoid } from "../actors/market-builders.js"
-import { ALICE, aBookedMarket, aMarketBot, aMove, aSignalBot, aTrade, aTraderBot, BOB, MIN, T0 } from "./builders.js"
+import { BotRegistry } from "../../src/actors/bots/registry.js"
+import { MarketRegistry } from "../../src/actors/markets/registry.js"
+import { aListing, aPrint, aSettlement, aVoid } from "../actors/market-builders.js"
+import { ALICE, aBookedMarket, aMarketBot, aMove, aSignalBot, aTrade, aTraderBot, BOB, HOUR, MIN, T0 } from "./builders.js"
 import { aWorld } from "./world.js"
 
 const feed = (): Array<ReadonlyArray<FeedEvent>> => {
@@ -77,5 +79,84 @@ describe("bots behind the market actors", () => {
     const late = run(batches, lag)
     expect(late.bots).toBe(onTime.bots)
     expect(late.fills).toBe(onTime.fills)
+  })
+})
+
+/** Bot B's trades: entry, exit and when it closed. */
+const tradesOf = (w: ReturnType<typeof aWorld>, id = "B") =>
+  w.bots.context(id)?.trades.map((t) => ({ entry: t.entryPrice, exit: t.exitPrice, closedAt: t.closedAt })) ?? []
+
+describe("what a market bot does with feed time, whatever the lag", () => {
+  it("after a restart, a maxHoldHours sale waits for the book the feed brings in order (asked for at the restore)", () => {
+    const run = (lag: number) => {
+      const w = aWorld({ lag })
+      w.feed(...aBookedMarket("C1", T0), ...aBookedMarket("C2", T0))
+      w.bots.spawn(aMarketBot({ id: "B", contract: "C1", rule: { maxHoldHours: 1 } }))
+      w.feed(aTrade("C1", T0 + MIN, { price: 0.47, trader: null, usd: 10 }))
+      w.drain()
+      const saved = { id: "B", kind: "market" as const, snapshot: JSON.parse(JSON.stringify(w.bots.persisted("B"))) as unknown }
+      w.bots.stop()
+      w.bots = new BotRegistry(w.reads)
+      w.bots.restore([saved])
+      w.feed(aTrade("C2", T0 + MIN + HOUR + MIN, { trader: null, usd: 10 })) // due, but the book asked for comes after this tick
+      // The next minute's tick (at this batch's first event, before it applies) sells into the book asked for: bids at 0.48.
+      w.feed(...aMove("C1", T0 + MIN + HOUR + 2 * MIN, 0.2))
+      w.drain()
+      return tradesOf(w)
+    }
+    const onTime = run(0)
+    expect(onTime).toHaveLength(1)
+    expect(onTime[0]?.closedAt).toBe(T0 + MIN + HOUR + 2 * MIN)
+    expect(onTime[0]?.exit).toBeGreaterThan(0.4)
+    expect(run(1)).toEqual(onTime)
+    expect(run(5)).toEqual(onTime)
+  })
+
+  it("a timed bot on a contract another timed bot left sells against the book of its own time, not the one kept before", () => {
+    const w = aWorld()
+    w.feed(...aBookedMarket("C1", T0), ...aBookedMarket("C2", T0))
+    w.bots.spawn(aMarketBot({ id: "A", contract: "C1", rule: { maxHoldHours: 1 } }))
+    w.feed(aTrade("C1", T0 + MIN, { price: 0.47, trader: null, usd: 10 })) // A buys; bids at 0.48 kept
+    w.bots.sendCommon("A", { type: "bot.end" })
+    w.feed(...aMove("C1", T0 + 2 * MIN, 0.8)) // bids at 0.79, no bot keeps C1's book
+    w.bots.spawn(aMarketBot({ id: "B", contract: "C1", rule: { maxHoldHours: 1 } }))
+    w.bots.sendMarket("B", { type: "market.price", ts: T0 + 2 * MIN, yesPrice: w.reads.yesPrice("venue_a:C1"), quoter: w.bots.quoterOf("venue_a:C1") })
+    w.feed(aTrade("C2", T0 + 2 * MIN + HOUR + MIN, { trader: null, usd: 10 }))
+    w.feed(aTrade("C2", T0 + 2 * MIN + HOUR + 2 * MIN, { trader: null, usd: 10, price: 0.55 }))
+    const [trade] = tradesOf(w)
+    expect(trade?.closedAt).not.toBeNull()
+    expect(trade?.exit).toBeGreaterThan(0.7) // 0.79 less the fee; the kept 0.48 would be under 0.5
+  })
+
+  it("a price a backfill hands over is stamped with its book like a live one", () => {
+    const run = (lag: number) => {
+      const w = aWorld({ lag })
+      w.feed(...aBookedMarket("C1", T0))
+      w.bots.spawn(aMarketBot({ id: "B", contract: "C1", rule: { buyBelow: 0.3 } }))
+      const history = new MarketRegistry(() => {})
+      history.deliver([aListing({ contract: "C1", t: T0 })])
+      history.deliver([aPrint({ contract: "C1", t: T0 + MIN, price: 0.2, contracts: 10 })])
+      w.markets.adoptHistory(history.drainChanges())
+      w.feed()
+      w.feed(...aMove("C1", T0 + 2 * MIN, 0.9)) // later asks at 0.91
+      w.drain()
+      return tradesOf(w)
+    }
+    const onTime = run(0)
+    expect(onTime).toHaveLength(1)
+    expect(onTime[0]?.entry).toBeLessThan(0.55)
+    expect(run(1)).toEqual(onTime)
+  })
+
+  it("a series bot moves to a market only the backfill listed (announced when the backfill hands it over)", () => {
+    const w = aWorld()
+    w.feed(...aBookedMarket("C4", T0, { series: "hourly" }))
+    w.bots.spawn(aMarketBot({ id: "S", contract: "C4", series: "hourly", rule: { buyBelow: 0.99 } }))
+    const history = new MarketRegistry(() => {})
+    history.deliver([...aBookedMarket("C5", T0 + MIN, { series: "hourly" })])
+    w.markets.takeHistory(history.records())
+    w.feed(aSettlement({ contract: "C4", t: T0 + 2 * MIN, winner: "yes" }))
+    const ctx = w.bots.context("S")
+    expect(ctx?.kind === "market" ? ctx.settings.market.contract : null).toBe("venue_a:C5")
   })
 })

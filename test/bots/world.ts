@@ -44,7 +44,7 @@ export const aWorld = (options: WorldOptions = {}): World => {
   const m = marketsOf(markets)
   const reads: MarketReads = {
     info: (ref) => m.info(ref), book: (ref) => m.book(ref), yesPrice: (ref) => m.yesPrice(ref), status: (ref) => m.status(ref),
-    openRefs: () => m.openRefs(), contractsOfEvent: (ref) => m.contractsOfEvent(ref),
+    openRefs: () => m.openRefs(), contractsOfEvent: (ref) => m.contractsOfEvent(ref), requestBook: (ref) => m.requestBook(ref),
   }
   const pipeline = new IntelPipeline(options.config)
   const traded: Array<BotTraded> = []

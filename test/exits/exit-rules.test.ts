@@ -27,7 +27,7 @@ import { TestDb } from "../support/db.js"
 import { drained, eventually } from "../support/eventually.js"
 import { call } from "../support/http-client.js"
 import { aPrincipal, memoryKeys } from "../support/memory-keys.js"
-import { aListing, aPrint, aSettlement, aSnapshot } from "../actors/market-builders.js"
+import { aClose, aListing, aPrint, aSettlement, aSnapshot } from "../actors/market-builders.js"
 
 const operations = [placePaperOrder, getPaperAccount, setExitRule, listExitRules, deleteExitRule, getPortfolio] as unknown as ReadonlyArray<Operation<any, any, never>>
 const keys = memoryKeys({
@@ -37,6 +37,7 @@ const keys = memoryKeys({
   carol: aPrincipal({ accountId: "ex_carol" }),
   dana: aPrincipal({ accountId: "ex_dana" }),
   erin: aPrincipal({ accountId: "ex_erin" }),
+  fay: aPrincipal({ accountId: "ex_fay" }),
 })
 const db = ManagedRuntime.make(TestDb)
 const bus = Effect.runSync(PubSub.sliding<MarketEvent>(MarketBus.capacity))
@@ -150,6 +151,18 @@ describe("POST /v1/exits", () => {
     // 0.6 less venue_a's taker fee; at the later bids it would be under 0.2.
     expect(sale.avgPrice).toBeGreaterThan(0.55)
     expect(sale.avgPrice).toBeLessThanOrEqual(0.6)
+  })
+
+  it("a price that fired before the market closed sells, though the market actors applied the close first", async () => {
+    const ref = market("X10", 0.6)
+    await buy("fay", ref)
+    expect((await setRule("fay", { market: ref, outcome: "yes", takeProfit: 0.7 })).status).toBe(201)
+    // Both fed before the watcher's fiber runs: the market is closed when it gets to the price.
+    print("X10", 0.7)
+    feed(aClose({ contract: "X10", t: (t += 1_000) }))
+    await settle()
+    await eventually(async () => expect((await rules("fay")).body.data[0]).toMatchObject({ status: "executed", reason: "takeProfit" }))
+    expect(await handYes("fay", ref)).toBeUndefined()
   })
 
   it("a trailing stop fires trailingStop points below the highest price since it was set", async () => {

@@ -24,6 +24,7 @@ const aRule = fc.record({
 const anEvent = fc.oneof(
   { weight: 9, arbitrary: fc.record({ ref: fc.constantFrom("venue_a:M1", "venue_a:M2"), yesPrice: price }).map((e) => ({ _tag: "PriceChanged" as const, ...e })) },
   { weight: 1, arbitrary: fc.constantFrom("venue_a:M1", "venue_a:M2").map((ref) => ({ _tag: "MarketSettled" as const, ref })) },
+  { weight: 1, arbitrary: fc.constantFrom("venue_a:M1", "venue_a:M2").map((ref) => ({ _tag: "MarketClosed" as const, ref })) },
 )
 
 const run = (rules: ReadonlyArray<StoredExitRule>, events: ReadonlyArray<OrderedEvent>): Array<ExitStep> => {
@@ -43,8 +44,11 @@ describe("exit rules' watcher", () => {
       for (const rule of rules) {
         let high = -Infinity
         let expected: ExitStep | undefined
+        // A sale after the market closed (at that point of the feed) is tried as one that cannot fill.
+        let closed = false
         for (const e of events) {
           if (!("ref" in e) || e.ref !== rule.market) continue
+          if (e._tag === "MarketClosed") closed = true
           if (e._tag === "MarketSettled") {
             expected = { _tag: "End", rule, at: e.ts, reason: "market settled" }
             break
@@ -54,7 +58,7 @@ describe("exit rules' watcher", () => {
           high = Math.max(high, p)
           const reason = exitReason(rule, p, high)
           if (reason !== null) {
-            expected = { _tag: "Sell", rule, at: e.ts, price: p, reason, high }
+            expected = { _tag: "Sell", rule, at: e.ts, price: p, reason, high, open: !closed }
             break
           }
         }
@@ -78,6 +82,8 @@ describe("exit rules' watcher", () => {
         const highs = new Map(before.takeHighs().map((h) => [h.id, h.high]))
         const after = new ExitWatch()
         for (const r of rules) if (!steps.some((s) => s.rule.id === r.id)) after.arm({ ...r, trailHigh: highs.get(r.id) ?? null })
+        // …and the markets closed by then, as the store has them.
+        for (const e of events.slice(0, k)) if (e._tag === "MarketClosed") after.markClosed(e.ref)
         for (const e of events.slice(k)) after.apply(e, steps)
         // A sale's `high` matters only to a trail (what a rule that cannot sell is re-armed with).
         const seen = (s: ExitStep) => ({ ...s, rule: s.rule.id, ...(s._tag === "Sell" && s.rule.trailingStop === null ? { high: null } : {}) })

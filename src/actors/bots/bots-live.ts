@@ -77,6 +77,7 @@ export const makeBotsLayer = (options: BotsOptions = {}): Layer.Layer<Bots, neve
         status: (ref) => markets.status(ref),
         openRefs: () => markets.openRefs(),
         contractsOfEvent: (ref) => markets.contractsOfEvent(ref),
+        requestBook: (ref) => markets.requestBook(ref),
       }
       const registry = new BotRegistry(reads, (event) => {
         if (Option.isSome(accounts)) fills.push(outboxOf(event))

@@ -45,6 +45,8 @@ export interface MarketReads {
   readonly openRefs: () => ReadonlyArray<string>
   /** Contract refs of an event ref (empty for a contract or an unknown ref). */
   readonly contractsOfEvent: (eventRef: string) => ReadonlyArray<string>
+  /** Asks the market actors for a BookChanged carrying `ref`'s book, in feed order (MarketsService.requestBook). */
+  readonly requestBook?: (ref: string) => void
 }
 
 export type BotStatus = "running" | "paused" | "ended"
@@ -82,6 +84,7 @@ export interface BotRegistryCounters {
 /** Where a bot is indexed, to unindex it without a scan (signal bots: in the SignalIndex). */
 interface Indexed {
   trader?: string
+  signal?: boolean
   market?: string
   series?: string | null
   timed?: boolean
@@ -95,12 +98,13 @@ const addTo = <K, V>(map: Map<K, Set<V>>, key: K, value: V): void => {
   if (set === undefined) map.set(key, (set = new Set()))
   set.add(value)
 }
-/** Counts `key` up or down (gone at zero); a null key is no key. */
-const count = (map: Map<string, number>, key: string | null, by: 1 | -1): void => {
-  if (key === null) return
+/** Counts `key` up or down (gone at zero); the new count (0 for a null key, which is no key). */
+const count = (map: Map<string, number>, key: string | null, by: 1 | -1): number => {
+  if (key === null) return 0
   const n = (map.get(key) ?? 0) + by
   if (n > 0) map.set(key, n)
   else map.delete(key)
+  return n
 }
 const removeFrom = <K, V>(map: Map<K, Set<V>>, key: K, value: V): void => {
   const set = map.get(key)
@@ -498,7 +502,7 @@ export class BotRegistry {
         this.keep(event.ref, event.book)
         return
       case "PriceChanged": {
-        this.prices.set(event.ref, event.yesPrice)
+        if (this.tradable.has(event.ref)) this.prices.set(event.ref, event.yesPrice)
         this.keep(event.ref, event.book)
         const bots = this.marketBots.get(event.ref)
         if (bots === undefined) return
@@ -547,6 +551,7 @@ export class BotRegistry {
   /** Trading on `ref` stopped at this point of the feed: later events find nothing to fill against. */
   private ended(ref: string): void {
     this.tradable.delete(ref)
+    this.prices.delete(ref)
   }
 
   /** Feed time moves; once a feed minute, market bots holding past their maxHoldHours are told. */
@@ -566,7 +571,9 @@ export class BotRegistry {
       const due = open === undefined ? null : holdDeadline(ctx.settings.rule, open.openedAt)
       if (due === null || due > ts) continue
       const ref = ctx.settings.market.contract
-      this.toMarketBot(id, { type: "clock.tick", ts, yesPrice: this.prices.get(ref) ?? null, quoter: this.quoterNow(ref, this.books.get(ref)) })
+      // The book as of this point of the feed; none yet (just asked for, `index`): nothing fills, tried again next minute.
+      const book = this.books.get(ref)
+      this.toMarketBot(id, { type: "clock.tick", ts, yesPrice: this.prices.get(ref) ?? null, quoter: book === undefined ? NO_QUOTES : this.quoterNow(ref, book) })
     }
   }
 
@@ -601,8 +608,7 @@ export class BotRegistry {
 
   /** After any command: keep indexes in step with the bot's settings and state. */
   private afterSend(id: string): void {
-    this.unindex(id)
-    this.index(id)
+    this.reindex(id)
     const entry = this.bots.get(id)
     if (entry?.kind === "market" && this.seeking(entry.actor)) this.offerNext(id, entry.actor)
   }
@@ -644,6 +650,7 @@ export class BotRegistry {
         return
       case "signal": {
         if (ctx.settings.signal !== null) this.signals.add(id, ctx.settings.signal)
+        keys.signal = ctx.settings.signal !== null
         return
       }
       case "market": {
@@ -655,7 +662,9 @@ export class BotRegistry {
         count(this.followedSeries, seriesId, 1)
         if (keys.timed) {
           this.timed.add(id)
-          count(this.timedRefs, market.contract, 1)
+          // A contract newly kept whose book the feed has not brought yet: asked for, in feed order (until it
+          // comes, a sale by time waits: `clock`).
+          if (count(this.timedRefs, market.contract, 1) === 1 && !this.books.has(market.contract)) this.markets.requestBook?.(market.contract)
           count(this.timedSeries, seriesId, 1)
         }
         return
@@ -663,19 +672,34 @@ export class BotRegistry {
     }
   }
 
+  /** Indexes the bot anew after a command: what stays the same is never let go of on the way. */
+  private reindex(id: string): void {
+    const old = this.indexed.get(id)
+    this.indexed.delete(id)
+    this.index(id)
+    if (old !== undefined) this.letGo(id, old, this.indexed.get(id))
+  }
+
   private unindex(id: string): void {
     const keys = this.indexed.get(id)
     if (keys === undefined) return
     this.indexed.delete(id)
-    this.signals.remove(id)
-    if (keys.trader !== undefined) removeFrom(this.byTrader, keys.trader, id)
-    if (keys.market !== undefined) removeFrom(this.marketBots, keys.market, id)
-    count(this.followedSeries, keys.series ?? null, -1)
-    if (keys.timed === true) {
-      count(this.timedRefs, keys.market ?? null, -1)
-      count(this.timedSeries, keys.series ?? null, -1)
+    this.letGo(id, keys, undefined)
+  }
+
+  /** Drops the index entries of `old` that `now` (the bot's current keys, if indexed) does not hold. */
+  private letGo(id: string, old: Indexed, now: Indexed | undefined): void {
+    if (now?.signal !== true) this.signals.remove(id)
+    if (old.trader !== undefined && old.trader !== now?.trader) removeFrom(this.byTrader, old.trader, id)
+    if (old.market !== undefined && old.market !== now?.market) removeFrom(this.marketBots, old.market, id)
+    count(this.followedSeries, old.series ?? null, -1)
+    if (old.timed === true) {
+      count(this.timedRefs, old.market ?? null, -1)
+      count(this.timedSeries, old.series ?? null, -1)
+      // A book no timed bot keeps any more would go stale: forgotten (asked for again when needed).
+      if (old.market !== undefined && !this.keeps(old.market)) this.books.delete(old.market)
     }
-    this.timed.delete(id)
+    if (now?.timed !== true) this.timed.delete(id)
   }
 }
 

@@ -53,6 +53,8 @@ export type ExitStep =
     readonly high: number
     /** The book as of the price event, when it carried one (else the sale takes the current book). */
     readonly book?: BookView | undefined
+    /** Whether the market was open at that point of the feed (the market actors may be past its close). */
+    readonly open: boolean
   }
   | { readonly _tag: "End"; readonly rule: StoredExitRule; readonly at: number; readonly reason: string }
 
@@ -61,10 +63,17 @@ export class ExitWatch {
   private readonly armed = new ByContract<Watched>()
   /** Trailing rules whose high rose since `takeHighs`. */
   private readonly risen = new Map<string, Watched>()
+  /** Contracts with armed rules whose close the feed brought (until they settle or are voided). */
+  private readonly closed = new Set<string>()
 
   /** Arms a rule; a trailing one from `high` (default: its stored high, else the first price it sees). */
   arm(rule: StoredExitRule, high = rule.trailHigh ?? -Infinity): void {
     this.armed.add(rule.market, rule.id, { rule, high })
+  }
+
+  /** The market of `ref` is closed (at arming: a restart, or a rule set on a closed market); its sales cannot fill. */
+  markClosed(ref: string): void {
+    this.closed.add(ref)
   }
 
   disarm(ref: string, id: string): void {
@@ -95,7 +104,12 @@ export class ExitWatch {
   }
 
   apply(event: OrderedEvent, out: Array<ExitStep>): void {
+    if (event._tag === "MarketClosed") {
+      if (this.armed.on(event.ref) !== undefined) this.closed.add(event.ref)
+      return
+    }
     if (event._tag !== "PriceChanged" && event._tag !== "MarketSettled" && event._tag !== "MarketVoided") return
+    if (event._tag !== "PriceChanged") this.closed.delete(event.ref)
     const armed = this.armed.on(event.ref)
     if (armed === undefined) return
     for (const watched of armed.values()) {
@@ -110,7 +124,7 @@ export class ExitWatch {
         }
         const reason = exitReason(rule, price, watched.high)
         if (reason === null) continue
-        out.push({ _tag: "Sell", rule, at: event.ts, price, reason, high: watched.high, book: event.book })
+        out.push({ _tag: "Sell", rule, at: event.ts, price, reason, high: watched.high, book: event.book, open: !this.closed.has(event.ref) })
       }
       armed.delete(rule.id)
       this.risen.delete(rule.id)
@@ -148,7 +162,12 @@ export const ExitRulesLive: Layer.Layer<ExitRules, never, OrderedFeed | Markets 
     const watch = new ExitWatch()
     // Rules a crash left armed after their sale was recorded end `executed` first; the rest are armed.
     yield* ExitRulesStore.finish(yield* ExitRulesStore.soldOnLedger)
-    for (const rule of yield* ExitRulesStore.armed) watch.arm(rule)
+    /** Arms a rule, knowing its market closed when it is (a close the feed brought before is not brought again). */
+    const arm = (rule: StoredExitRule): void => {
+      watch.arm(rule)
+      if (markets.status(rule.market) === "closed") watch.markClosed(rule.market)
+    }
+    for (const rule of yield* ExitRulesStore.armed) arm(rule)
     const unwatch = markets.watchBooks((event) => event._tag === "PriceChanged" && watch.watches(event.ref))
     yield* Effect.addFinalizer(() => Effect.sync(unwatch))
 
@@ -166,7 +185,7 @@ export const ExitRulesLive: Layer.Layer<ExitRules, never, OrderedFeed | Markets 
         return Effect.succeed({ id: rule.id, status: "cancelled", at: step.at, reason: "market unknown", orderId: null })
       }
       const sale = { market: rule.market as PaperSell["market"], outcome: rule.outcome, action: "sell" as const, contracts: "all" as const }
-      const priced = prepareOrder(markets, info, side, sale, saleKeyOf(rule.id, step.reason), "exit rule", step.book)
+      const priced = prepareOrder(markets, info, side, sale, saleKeyOf(rule.id, step.reason), "exit rule", { book: step.book, open: step.open })
       // All or nothing, as a bot's sale: bids too thin for the whole hand-held position sell none of it,
       // and the rule stays armed for the next price that fires.
       const prepared: typeof priced = (context) => {
@@ -214,7 +233,7 @@ export const ExitRulesLive: Layer.Layer<ExitRules, never, OrderedFeed | Markets 
     const turn = yield* Effect.makeSemaphore(1)
     return {
       inTurn: (change) => turn.withPermits(1)(change),
-      arm: (rule) => watch.arm(rule), disarm: (ref, id) => watch.disarm(ref, id), highOf: (ref, id) => watch.highOf(ref, id),
+      arm, disarm: (ref, id) => watch.disarm(ref, id), highOf: (ref, id) => watch.highOf(ref, id),
     }
   }),
 )

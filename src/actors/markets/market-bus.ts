@@ -50,6 +50,8 @@ export interface MarketsService {
   readonly takeHistory: (records: Iterable<MarketRecord>) => void
   /** The trades and price changes `wanted` says yes to carry their book from now on (MarketRegistry.watchBooks); returns the undo. */
   readonly watchBooks: (wanted: BookWanted) => () => void
+  /** A BookChanged carrying `ref`'s book goes out at the end of the next delivery (MarketRegistry.requestBook). */
+  readonly requestBook: (ref: string) => void
 }
 
 export class Markets extends Context.Tag("whalewatch/Markets")<Markets, MarketsService>() {
@@ -77,6 +79,7 @@ export const marketsOf = (registry: MarketRegistry): MarketsService => ({
   adoptHistory: (records) => registry.adoptHistory(records),
   takeHistory: (records) => registry.takeHistory(records),
   watchBooks: (wanted) => registry.watchBooks(wanted),
+  requestBook: (ref) => registry.requestBook(ref),
 })
 
 export interface MarketsOptions extends RegistryOptions {

@@ -133,7 +133,8 @@ describe("MarketRegistry", () => {
   })
 
   it("at the end of history, takes the markets only history knows: an open one with its last trade, a settled one as a record", () => {
-    const registry = new MarketRegistry(collector().sink)
+    const out = collector()
+    const registry = new MarketRegistry(out.sink)
     const history = new MarketRegistry(collector().sink)
     registry.deliver([aListing({ contract: "C1" })])
     registry.deliver([aPrint({ contract: "C1", t: 50, price: 0.6 })])
@@ -143,7 +144,10 @@ describe("MarketRegistry", () => {
       aSettlement({ contract: "C5", winner: "yes", t: 22 }),
     ])
     registry.drainChanges()
+    out.events.length = 0
     registry.takeHistory(history.records())
+    // The open one is news to the followers (bots trade only markets they heard open).
+    expect(out.events.filter((e) => e._tag === "MarketOpened").map((e) => e._tag === "MarketOpened" && e.market.ref)).toEqual(["venue_a:C4"])
     expect(registry.yesPrice("venue_a:C1")).toBe(0.6) // its own trade is newer
     expect(registry.yesPrice("venue_a:C4")).toBe(0.88)
     expect(registry.status("venue_a:C4")).toBe("open")

@@ -4,8 +4,9 @@
 // MarketLive; only a delivery holding a listing or lifecycle input is a statechart `send`), runs venue_b prints through the
 // attribution join, retires settled and void actors a grace period of FEED time after the fact, and
 // answers reads from current snapshots without waiting. Emitted MarketEvents go to the `sink` given
-// (the MarketBus in ./market-bus.ts), in the order the actors emit them, at the end of each delivery;
-// the trades and price changes a follower watches (`watchBooks`) then carry a copy of their book.
+// (the MarketBus in ./market-bus.ts), in the order the actors emit them; while a follower watches books
+// (`watchBooks`), at the end of each delivery, the trades, price changes and book changes it wants then
+// carrying a copy of their book (and any book it asked for, `requestBook`, follows them).
 //
 // Feed time is the largest `receivedAt` delivered (or the time given to `advance`); it never goes back,
 // and the join window and the grace period are measured in it, so a replay gives the same output.
@@ -127,6 +128,8 @@ export class MarketRegistry {
   /** Indexes in `outgoing` of the events a follower wants with the book. */
   private readonly booked: Array<number> = []
   private readonly watchers: Array<BookWanted> = []
+  /** Contracts whose book a follower asked for at the end of the next delivery. */
+  private readonly requested = new Set<string>()
   /** Releases that copied books so far (LiveEntry.copiedIn), and the entries the one under way copied. */
   private releases = 0
   private readonly copied: Array<LiveEntry> = []
@@ -170,6 +173,14 @@ export class MarketRegistry {
     }
   }
 
+  /**
+   * A follower (watching books) asks for `ref`'s book: a BookChanged carrying it goes out at the end of
+   * the next delivery (or `advance`), in feed order, whether or not the book changed.
+   */
+  requestBook(ref: string): void {
+    this.requested.add(ref)
+  }
+
   /** One feed batch (a frame's events): at most one `send` per contract. */
   deliver(batch: FeedBatch): void {
     const holding = this.hold()
@@ -202,9 +213,12 @@ export class MarketRegistry {
     if (holding) this.release()
   }
 
-  /** While a follower watches books, emitted events wait for the end of the delivery; true then. */
+  /**
+   * While a follower watches books, emitted events wait for the end of the delivery; true then (false
+   * inside a delivery already held: the outer one releases).
+   */
   private hold(): boolean {
-    if (this.watchers.length === 0) return false
+    if (this.watchers.length === 0 || this.outgoing !== null) return false
     clear(this.outgoingBuffer)
     clear(this.booked)
     this.outgoing = this.outgoingBuffer
@@ -238,6 +252,14 @@ export class MarketRegistry {
       for (let c = 0; c < copied.length; c++) (copied[c] as LiveEntry).copy = null
       clear(copied)
       clear(this.booked)
+    }
+    // Books a follower asked for (`requestBook`), as they stand at this point of the feed.
+    if (this.requested.size > 0) {
+      for (const ref of this.requested) {
+        const book = this.live.has(ref) ? this.book(ref) : null
+        if (book !== null) out.push({ _tag: "BookChanged", ts: this.now, ref, book })
+      }
+      this.requested.clear()
     }
     for (let i = 0; i < out.length; i++) this.sink(out[i] as MarketEvent)
     clear(out)
@@ -625,6 +647,7 @@ export class MarketRegistry {
    * otherwise keep the mid.
    */
   adoptHistory(records: Iterable<MarketRecord>): void {
+    const holding = this.hold()
     const endings: Array<FeedEvent> = []
     for (const record of records) {
       const ref = record.info.ref
@@ -647,6 +670,7 @@ export class MarketRegistry {
     // finds what happened while the service was down): the actor ends as if the feed had said so, and the
     // bus hears it (paper holdings, bots and alerts settle; intelligence records the result).
     if (endings.length > 0) this.deliver(endings)
+    if (holding) this.release()
   }
 
   /**
@@ -660,8 +684,20 @@ export class MarketRegistry {
     const unknown: Array<MarketRecord> = []
     const known: Array<MarketRecord> = []
     for (const record of records) (this.live.has(record.info.ref) || this.retired.has(record.info.ref) ? known : unknown).push(record)
+    const holding = this.hold()
     this.restore(unknown)
+    // Unlike a restart's markets, these open ones are news to the followers (bots trade only markets
+    // they heard open): each is announced as a listing would be.
+    // (Not through `emitted`: nothing changed that the store does not hold.)
+    for (const record of unknown) {
+      if (record.status !== "open") continue
+      const opened: MarketEvent = { _tag: "MarketOpened", ts: record.info.listedAt, market: record.info }
+      this.counters.emitted++
+      if (this.outgoing === null) this.sink(opened)
+      else this.outgoing.push(opened)
+    }
     this.adoptHistory(known)
+    if (holding) this.release()
   }
 
   /** Every market's record, live or retired. */
