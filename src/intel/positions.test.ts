@@ -22,6 +22,16 @@ describe("entries", () => {
     expect(trades.map((t) => entries.get(t.id))).toEqual(["open", "flip", "add", "add"])
   })
 
+  it("a position's dollars and contracts are rounded to 6 decimals (sums of many trades carry no float dust)", () => {
+    const trades = Array.from({ length: 30 }, (_, i) => trade("buy", "Yes", 0.1 + i / 7, 0.37 + (i % 5) / 100, i + 1))
+    const [row] = positionHistory(trades).positions
+    for (const value of [row?.usd, row?.boughtContracts, row?.entryPrice]) {
+      expect(value).toBeDefined()
+      expect(Number((value ?? 0).toFixed(6))).toBe(value)
+    }
+    expect(row?.usd).toBeCloseTo(trades.reduce((sum, t) => sum + t.usd, 0), 5)
+  })
+
   it("positions on different contracts do not touch", () => {
     const trades = [trade("buy", "Yes", 10, 0.4, 1, "c1"), trade("buy", "No", 10, 0.6, 2, "c2")]
     expect(trades.map((t) => positionHistory(trades).entries.get(t.id))).toEqual(["open", "open"])

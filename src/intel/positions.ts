@@ -2,6 +2,7 @@
 // trade its `entry` (from the position before it) and each position its row (status, prices, profit).
 // Pure and deterministic: no clock, no I/O; the caller feeds trades and settlements.
 import type { TradeEntry } from "../domain/enums.js"
+import { round6 } from "../numbers.js"
 import { defaultIntelConfig, type IntelConfig } from "./config.js"
 import { resultOf, type SettledResult, type Settlement } from "./settlement.js"
 
@@ -215,15 +216,16 @@ const rowOf = (p: Open, config: IntelConfig): TraderPosition => {
     contract: p.contract,
     outcome: p.outcome,
     status,
-    boughtContracts: p.bought,
-    soldContracts: p.sold,
-    heldContracts: p.held,
-    usd: p.boughtUsd,
-    soldUsd: p.sold > 0 ? p.soldUsd : null,
-    entryPrice: p.bought > 0 ? p.boughtUsd / p.bought : null,
-    exitPrice: p.sold > 0 ? p.soldUsd / p.sold : null,
-    realized: p.realized,
-    profit,
+    // Sums of many trades carry float dust (31999.681828999997): rounded as every price and dollar figure.
+    boughtContracts: round6(p.bought),
+    soldContracts: round6(p.sold),
+    heldContracts: round6(p.held),
+    usd: round6(p.boughtUsd),
+    soldUsd: p.sold > 0 ? round6(p.soldUsd) : null,
+    entryPrice: p.bought > 0 ? round6(p.boughtUsd / p.bought) : null,
+    exitPrice: p.sold > 0 ? round6(p.soldUsd / p.sold) : null,
+    realized: round6(p.realized),
+    profit: profit === null ? null : round6(profit),
     result,
     openedAt: p.openedAt,
     lastTradeAt: p.lastTradeAt,

@@ -36,9 +36,12 @@ const stateOf = (window: RateWindow, count: number, now: number): RateState => (
   resetSeconds: Math.max(1, Math.ceil((window.endsAt - now) / 1000)),
 })
 
-const exceeded = (state: RateState) =>
+/** The refusal; `units` when the request's extra charge (includes, sweep values) is what does not fit. */
+const exceeded = (state: RateState, units?: number) =>
   new QuotaExceeded({
-    error: `Rate limit of ${REQUESTS_PER_MINUTE} requests per minute reached; retry in ${state.resetSeconds} s`,
+    error: units === undefined
+      ? `Rate limit of ${REQUESTS_PER_MINUTE} requests per minute reached; retry in ${state.resetSeconds} s`
+      : `Rate limit of ${REQUESTS_PER_MINUTE} requests per minute: this request's includes or sweep values count ${units} more and ${state.remaining} remain this minute; retry in ${state.resetSeconds} s`,
     retryAfter: state.resetSeconds,
   })
 
@@ -74,5 +77,5 @@ export const chargeExtra = (window: RateWindow, units: number): Effect.Effect<
     const { taken, before } = yield* counters.take(window.counter, units, REQUESTS_PER_MINUTE, WINDOW_MS / 1000 + 5, false)
     const now = yield* Clock.currentTimeMillis
     const state = stateOf(window, before + taken, now)
-    return taken === units ? { state, refused: undefined } : { state, refused: exceeded(state) }
+    return taken === units ? { state, refused: undefined } : { state, refused: exceeded(state, units) }
   })

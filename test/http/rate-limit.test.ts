@@ -71,6 +71,8 @@ describe("requests per minute", () => {
     const three = await call(server.url, "/v2/test-includes?include=a&include=b&include=c", { token: "b" })
     expect(three.status).toBe(429)
     expect(three.body.code).toBe("QUOTA_EXCEEDED")
+    // The sentence says what did not fit, as the headers do (1 remains): not "reached".
+    expect(three.body.error).toBe("Rate limit of 120 requests per minute: this request's includes or sweep values count 3 more and 1 remain this minute; retry in 50 s")
     expect(three.headers.get("retry-after")).toBe("50")
     expect(rate(three.headers).remaining).toBe("1")
     const last = await call(server.url, "/v2/test-things/1", { token: "b" })
