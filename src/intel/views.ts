@@ -125,14 +125,14 @@ export const winningPositionRows = (p: IntelPipeline, asOf = p.now): Array<Posit
     const side = info.sides[1].name === key.outcome ? 1 : 0
     const held = holders.map((h): Holder => {
       const s = p.summary(h.trader, info.category, info.kind)
-      const entryPrice = h.boughtContracts > 0 ? h.usd / h.boughtContracts : null
+      const entryPrice = h.boughtContracts > 0 ? round6(h.usd / h.boughtContracts) : null
       return { ref: h.trader, name: p.traderName(h.trader), ...s, usd: cents((entryPrice ?? 0) * h.heldContracts), entryPrice }
     }).sort((a, b) => b.usd - a.usd || (a.ref < b.ref ? -1 : a.ref > b.ref ? 1 : 0))
     const bought = holders.reduce((t, h) => t + h.usd, 0)
     const contracts = holders.reduce((t, h) => t + h.boughtContracts, 0)
     rows.push(rowOf(p, state, side, key.outcome, {
       usd: cents(held.reduce((t, h) => t + h.usd, 0)),
-      entryPrice: contracts > 0 ? bought / contracts : null,
+      entryPrice: contracts > 0 ? round6(bought / contracts) : null,
       openedAt: Math.min(...holders.map((h) => h.openedAt)),
       lastBoughtAt: Math.max(...holders.map((h) => h.lastBoughtAt)),
       lead: held[0] ?? null,
@@ -150,7 +150,7 @@ export const winningPositionRows = (p: IntelPipeline, asOf = p.now): Array<Posit
         const usd = buys.reduce((t, b) => t + b.usd, 0)
         const contracts = buys.reduce((t, b) => t + b.contracts, 0)
         rows.push(rowOf(p, state, side, state.info.sides[side].name, {
-          usd: cents(usd), entryPrice: contracts > 0 ? usd / contracts : null,
+          usd: cents(usd), entryPrice: contracts > 0 ? round6(usd / contracts) : null,
           openedAt: Math.min(...buys.map((b) => b.time)), lastBoughtAt: Math.max(...buys.map((b) => b.time)),
           lead: null, others: [],
         }, asOf))
