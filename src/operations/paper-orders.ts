@@ -99,7 +99,8 @@ export const prepareOrder = (
 ) =>
 (context: Parameters<Parameters<Accounts["Type"]["commit"]>[1]>[0]) => {
   const status = markets.status(info.ref)
-  const open = asOf === undefined ? status === "open" : asOf.open && status !== null
+  // As of the event, a market the actors have closed since was open; one they have settled or voided is over.
+  const open = asOf === undefined ? status === "open" : asOf.open && (status === "open" || status === "closed")
   if (!open) return nothing(`market ${info.ref} is not open (${status ?? "unknown"}); nothing can fill`)
   const book = asOf?.book ?? markets.book(info.ref)
   const sideBook = book?.sides.find((s) => s.side.id === side.id)

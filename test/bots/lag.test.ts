@@ -128,6 +128,22 @@ describe("what a market bot does with feed time, whatever the lag", () => {
     expect(trade?.exit).toBeGreaterThan(0.7) // 0.79 less the fee; the kept 0.48 would be under 0.5
   })
 
+  it("a timed bot on a contract a timed series bot kept before sells against the book of its own time", () => {
+    const w = aWorld()
+    w.feed(...aBookedMarket("C4", T0, { series: "hourly" }), ...aBookedMarket("C5", T0 + MIN, { series: "hourly" }), ...aBookedMarket("C2", T0))
+    w.bots.spawn(aMarketBot({ id: "S", contract: "C4", series: "hourly", rule: { maxHoldHours: 1 } })) // keeps every "hourly" book
+    w.feed(...aMove("C5", T0 + 2 * MIN, 0.48)) // C5 kept: bids at 0.47
+    w.bots.sendCommon("S", { type: "bot.end" }) // nobody keeps "hourly" now
+    w.feed(...aMove("C5", T0 + 3 * MIN, 0.8)) // bids at 0.79
+    w.bots.spawn(aMarketBot({ id: "B", contract: "C5", rule: { maxHoldHours: 1 } }))
+    w.bots.sendMarket("B", { type: "market.price", ts: T0 + 3 * MIN, yesPrice: w.reads.yesPrice("venue_a:C5"), quoter: w.bots.quoterOf("venue_a:C5") })
+    w.feed(aTrade("C2", T0 + 3 * MIN + HOUR + MIN, { trader: null, usd: 10 }))
+    w.feed(aTrade("C2", T0 + 3 * MIN + HOUR + 2 * MIN, { trader: null, usd: 10, price: 0.55 }))
+    const [trade] = tradesOf(w)
+    expect(trade?.closedAt).not.toBeNull()
+    expect(trade?.exit).toBeGreaterThan(0.7) // 0.79 less the fee; the stale 0.47 would be under 0.5
+  })
+
   it("a price a backfill hands over is stamped with its book like a live one", () => {
     const run = (lag: number) => {
       const w = aWorld({ lag })

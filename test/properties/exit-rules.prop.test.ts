@@ -68,6 +68,21 @@ describe("exit rules' watcher", () => {
     }))
   })
 
+  it("a rule re-armed after a sale that could not fill knows of a close that came meanwhile (a late print does not sell)", () => {
+    const [rule] = fc.sample(aRule.filter((r) => r.takeProfit !== null), { numRuns: 1, seed: 3 })
+    if (rule === undefined) throw new Error("no rule")
+    const at = (e: object, ts: number) => ({ ...e, ts }) as unknown as OrderedEvent
+    const watch = new ExitWatch()
+    watch.arm(rule)
+    const steps: Array<ExitStep> = []
+    const yes = (p: number) => (rule.side === 0 ? p : 1 - p)
+    watch.apply(at({ _tag: "PriceChanged", ref: rule.market, yesPrice: yes(1) }, 1), steps) // fires
+    watch.apply(at({ _tag: "MarketClosed", ref: rule.market }, 2), steps)
+    watch.arm(rule, 1) // its sale found no bid: re-armed, as the layer does
+    watch.apply(at({ _tag: "PriceChanged", ref: rule.market, yesPrice: yes(1) }, 3), steps)
+    expect(steps.map((s) => [s.at, s._tag === "Sell" && s.open])).toEqual([[1, true], [3, false]])
+  })
+
   it("a restart that re-arms the rules not yet fired with the highs taken before it gives the same steps as no restart", () => {
     fc.assert(fc.property(
       fc.uniqueArray(aRule, { selector: (r) => r.id, maxLength: 8 }), fc.array(anEvent, { maxLength: 40 }), fc.nat(),

@@ -377,9 +377,9 @@ export class BotRegistry {
     return this.timedRefs.has(ref) || this.inSeries(this.timedSeries, ref)
   }
 
-  /** An event's book, kept when the registry keeps the contract's book in feed order. */
+  /** An event's book, kept when the registry keeps the contract's book in feed order (and it still trades). */
   private keep(ref: string, book: BookView | undefined): void {
-    if (book !== undefined && this.keeps(ref)) this.books.set(ref, book)
+    if (book !== undefined && this.tradable.has(ref) && this.keeps(ref)) this.books.set(ref, book)
   }
 
   /** One command to one bot, now, then its indexes follow; what it emits waits in the outbox. */
@@ -694,10 +694,10 @@ export class BotRegistry {
     if (old.market !== undefined && old.market !== now?.market) removeFrom(this.marketBots, old.market, id)
     count(this.followedSeries, old.series ?? null, -1)
     if (old.timed === true) {
-      count(this.timedRefs, old.market ?? null, -1)
-      count(this.timedSeries, old.series ?? null, -1)
-      // A book no timed bot keeps any more would go stale: forgotten (asked for again when needed).
-      if (old.market !== undefined && !this.keeps(old.market)) this.books.delete(old.market)
+      const refGone = old.market !== undefined && count(this.timedRefs, old.market, -1) === 0
+      const seriesGone = old.series !== undefined && old.series !== null && count(this.timedSeries, old.series, -1) === 0
+      // Books no timed bot keeps any more would go stale: forgotten (asked for again when needed).
+      if (refGone || seriesGone) for (const ref of [...this.books.keys()]) if (!this.keeps(ref)) this.books.delete(ref)
     }
     if (now?.timed !== true) this.timed.delete(id)
   }

@@ -63,7 +63,7 @@ export class ExitWatch {
   private readonly armed = new ByContract<Watched>()
   /** Trailing rules whose high rose since `takeHighs`. */
   private readonly risen = new Map<string, Watched>()
-  /** Contracts with armed rules whose close the feed brought (until they settle or are voided). */
+  /** Contracts whose close the feed brought, until they settle or are voided. */
   private readonly closed = new Set<string>()
 
   /** Arms a rule; a trailing one from `high` (default: its stored high, else the first price it sees). */
@@ -105,7 +105,9 @@ export class ExitWatch {
 
   apply(event: OrderedEvent, out: Array<ExitStep>): void {
     if (event._tag === "MarketClosed") {
-      if (this.armed.on(event.ref) !== undefined) this.closed.add(event.ref)
+      // Every close (not only of contracts with a rule armed now): a rule that fired and could not sell is
+      // re-armed later, and a late print after the close must not sell it.
+      this.closed.add(event.ref)
       return
     }
     if (event._tag !== "PriceChanged" && event._tag !== "MarketSettled" && event._tag !== "MarketVoided") return
