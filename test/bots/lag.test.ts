@@ -86,6 +86,19 @@ describe("bots behind the market actors", () => {
 const tradesOf = (w: ReturnType<typeof aWorld>, id = "B") =>
   w.bots.context(id)?.trades.map((t) => ({ entry: t.entryPrice, exit: t.exitPrice, closedAt: t.closedAt })) ?? []
 
+/**
+ * A timed bot B (maxHoldHours 1) made at `at` on `contract`, buying there at once (as POST /v2/bots does),
+ * then an hour and two minutes of feed on C2, so its sale by time comes: B's trade.
+ */
+const timedBotSale = (w: ReturnType<typeof aWorld>, contract: string, at: number) => {
+  const ref = `venue_a:${contract}`
+  w.bots.spawn(aMarketBot({ id: "B", contract, rule: { maxHoldHours: 1 } }))
+  w.bots.sendMarket("B", { type: "market.price", ts: at, yesPrice: w.reads.yesPrice(ref), quoter: w.bots.quoterOf(ref) })
+  w.feed(aTrade("C2", at + HOUR + MIN, { trader: null, usd: 10 }))
+  w.feed(aTrade("C2", at + HOUR + 2 * MIN, { trader: null, usd: 10, price: 0.55 }))
+  return tradesOf(w)[0]
+}
+
 describe("what a market bot does with feed time, whatever the lag", () => {
   it("after a restart, a maxHoldHours sale waits for the book the feed brings in order (asked for at the restore)", () => {
     const run = (lag: number) => {
@@ -119,11 +132,7 @@ describe("what a market bot does with feed time, whatever the lag", () => {
     w.feed(aTrade("C1", T0 + MIN, { price: 0.47, trader: null, usd: 10 })) // A buys; bids at 0.48 kept
     w.bots.sendCommon("A", { type: "bot.end" })
     w.feed(...aMove("C1", T0 + 2 * MIN, 0.8)) // bids at 0.79, no bot keeps C1's book
-    w.bots.spawn(aMarketBot({ id: "B", contract: "C1", rule: { maxHoldHours: 1 } }))
-    w.bots.sendMarket("B", { type: "market.price", ts: T0 + 2 * MIN, yesPrice: w.reads.yesPrice("venue_a:C1"), quoter: w.bots.quoterOf("venue_a:C1") })
-    w.feed(aTrade("C2", T0 + 2 * MIN + HOUR + MIN, { trader: null, usd: 10 }))
-    w.feed(aTrade("C2", T0 + 2 * MIN + HOUR + 2 * MIN, { trader: null, usd: 10, price: 0.55 }))
-    const [trade] = tradesOf(w)
+    const trade = timedBotSale(w, "C1", T0 + 2 * MIN)
     expect(trade?.closedAt).not.toBeNull()
     expect(trade?.exit).toBeGreaterThan(0.7) // 0.79 less the fee; the kept 0.48 would be under 0.5
   })
@@ -135,11 +144,7 @@ describe("what a market bot does with feed time, whatever the lag", () => {
     w.feed(...aMove("C5", T0 + 2 * MIN, 0.48)) // C5 kept: bids at 0.47
     w.bots.sendCommon("S", { type: "bot.end" }) // nobody keeps "hourly" now
     w.feed(...aMove("C5", T0 + 3 * MIN, 0.8)) // bids at 0.79
-    w.bots.spawn(aMarketBot({ id: "B", contract: "C5", rule: { maxHoldHours: 1 } }))
-    w.bots.sendMarket("B", { type: "market.price", ts: T0 + 3 * MIN, yesPrice: w.reads.yesPrice("venue_a:C5"), quoter: w.bots.quoterOf("venue_a:C5") })
-    w.feed(aTrade("C2", T0 + 3 * MIN + HOUR + MIN, { trader: null, usd: 10 }))
-    w.feed(aTrade("C2", T0 + 3 * MIN + HOUR + 2 * MIN, { trader: null, usd: 10, price: 0.55 }))
-    const [trade] = tradesOf(w)
+    const trade = timedBotSale(w, "C5", T0 + 3 * MIN)
     expect(trade?.closedAt).not.toBeNull()
     expect(trade?.exit).toBeGreaterThan(0.7) // 0.79 less the fee; the stale 0.47 would be under 0.5
   })
