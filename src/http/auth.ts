@@ -8,7 +8,7 @@ import { Context, Effect, Layer, Option, Schema } from "effect"
 import type { Scope } from "../domain/enums.js"
 import { QuotaExceeded, ScopeRequired, Unauthorized } from "../domain/errors.js"
 import type { Principal } from "../domain/principal.js"
-import { chargeRequest, currentWindow } from "../operations/rate-limit.js"
+import { chargeRequestWith, currentWindow } from "../operations/rate-limit.js"
 import { Counters } from "../store/counters.js"
 import { Keys } from "../store/keys.js"
 import { currentMeter } from "./meter.js"
@@ -74,7 +74,7 @@ export const authenticate = (keys: Keys["Type"], counters: Counters["Type"]) =>
     if (Option.isNone(found)) return yield* new Unauthorized({ error: "Unknown or revoked API key" })
     const principal = found.value
     const window = yield* currentWindow(principal.keyId)
-    const { state, refused } = yield* chargeRequest(window).pipe(Effect.provideService(Counters, counters))
+    const { state, refused } = yield* chargeRequestWith(counters, window)
     meter.principal = principal
     meter.window = window
     meter.rate = state

@@ -198,7 +198,7 @@ export const envelopeMiddleware = (app: HttpApp.Default): HttpApp.Default =>
     const inUrl = urlTextProblem(request.url)
     const refused = keyInUrl(request) ?? (inUrl === undefined ? undefined : new Validation({ error: inUrl })) ?? (yield* bodyProblem(request))
     const response = yield* (refused === undefined ? app : Effect.fail(refused)).pipe(
-      Effect.provideService(RequestMeter, meter),
+      Effect.locally(RequestMeter, meter),
       Effect.catchAllCause((cause) => {
         // A client that went away: nothing to answer.
         if (Cause.isInterruptedOnly(cause)) return Effect.interrupt

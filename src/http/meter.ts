@@ -1,12 +1,11 @@
 // The per-request meter of the HTTP door: who called, the rate window charged, the headers an
 // operation asked for. Created by the envelope middleware for each request, filled by the auth
 // middleware and the operation's context, and written onto the response (success or error).
-import { Context, Effect } from "effect"
+import { Effect, FiberRef } from "effect"
 import type { Principal } from "../domain/principal.js"
 import type { OperationContext } from "../operations/operation.js"
 import { chargeExtra, type RateState, type RateWindow } from "../operations/rate-limit.js"
 import type { CountersService } from "../store/counters.js"
-import { Counters } from "../store/counters.js"
 
 export interface Meter {
   principal: Principal | undefined
@@ -15,14 +14,18 @@ export interface Meter {
   readonly headers: Map<string, string>
 }
 
-export class RequestMeter extends Context.Tag("whalewatch/http/RequestMeter")<RequestMeter, Meter>() {}
+/**
+ * The running request's meter. A FiberRef, set with `Effect.locally` by the envelope middleware: providing
+ * it as a service would copy the request's whole context (and its fiber refs) on every request.
+ */
+export const RequestMeter: FiberRef.FiberRef<Meter | undefined> = FiberRef.unsafeMake<Meter | undefined>(undefined)
 
 export const newMeter = (): Meter => ({ principal: undefined, window: undefined, rate: undefined, headers: new Map() })
 
 /** The meter of the running request; its absence is a wiring bug. */
 export const currentMeter: Effect.Effect<Meter> = Effect.flatMap(
-  Effect.serviceOption(RequestMeter),
-  (m) => (m._tag === "Some" ? Effect.succeed(m.value) : Effect.dieMessage("RequestMeter is not provided")),
+  FiberRef.get(RequestMeter),
+  (m) => (m !== undefined ? Effect.succeed(m) : Effect.dieMessage("RequestMeter is not set")),
 )
 
 /** The context an operation runs with behind the HTTP door. */
@@ -31,7 +34,7 @@ export const operationContext = (meter: Meter, principal: Principal, counters: C
   charge: (units) =>
     Effect.gen(function* () {
       if (units <= 0 || meter.window === undefined) return
-      const { state, refused } = yield* chargeExtra(meter.window, units).pipe(Effect.provideService(Counters, counters))
+      const { state, refused } = yield* chargeExtra(counters, meter.window, units)
       meter.rate = state
       if (refused !== undefined) return yield* Effect.fail(refused)
     }),

@@ -5,7 +5,7 @@
 // authenticated; an operation charges extra units (includes, sweep values) in the same window.
 import { Clock, Effect } from "effect"
 import { QuotaExceeded } from "../domain/errors.js"
-import { Counters } from "../store/counters.js"
+import { Counters, type CountersService } from "../store/counters.js"
 
 export const REQUESTS_PER_MINUTE = 120
 const WINDOW_MS = 60_000
@@ -54,9 +54,16 @@ export const chargeRequest = (window: RateWindow): Effect.Effect<
   { readonly state: RateState; readonly refused: QuotaExceeded | undefined },
   never,
   Counters
+> => Effect.flatMap(Counters, (counters) => chargeRequestWith(counters, window))
+
+/**
+ * `chargeRequest` with the counters given: the HTTP door's per-request path, where providing the service
+ * would copy the request's whole context (and its fiber refs) for one call.
+ */
+export const chargeRequestWith = (counters: CountersService, window: RateWindow): Effect.Effect<
+  { readonly state: RateState; readonly refused: QuotaExceeded | undefined }
 > =>
   Effect.gen(function* () {
-    const counters = yield* Counters
     const count = yield* counters.incrBy(window.counter, 1, WINDOW_MS / 1000 + 5)
     const state = stateOf(window, count, yield* Clock.currentTimeMillis)
     return { state, refused: count > REQUESTS_PER_MINUTE ? exceeded(state) : undefined }
@@ -67,13 +74,10 @@ export const chargeRequest = (window: RateWindow): Effect.Effect<
  * never added and then taken back, which made requests running meanwhile see the window full); when they
  * would pass it, nothing is charged and QUOTA_EXCEEDED is returned.
  */
-export const chargeExtra = (window: RateWindow, units: number): Effect.Effect<
-  { readonly state: RateState; readonly refused: QuotaExceeded | undefined },
-  never,
-  Counters
+export const chargeExtra = (counters: CountersService, window: RateWindow, units: number): Effect.Effect<
+  { readonly state: RateState; readonly refused: QuotaExceeded | undefined }
 > =>
   Effect.gen(function* () {
-    const counters = yield* Counters
     const { taken, before } = yield* counters.take(window.counter, units, REQUESTS_PER_MINUTE, WINDOW_MS / 1000 + 5, false)
     const now = yield* Clock.currentTimeMillis
     const state = stateOf(window, before + taken, now)
