@@ -22,6 +22,15 @@ const bet = (fields: Partial<RecordTrade> & { result?: TradeResult } = {}): Reco
 const bets = (n: number, fields: Partial<RecordTrade>): Array<RecordTrade> => Array.from({ length: n }, () => bet(fields))
 
 describe("recordStats", () => {
+  it("dollar figures and rates are rounded to 6 decimals (sums of many trades carry no float dust)", () => {
+    const trades = Array.from({ length: 40 }, (_, i) => bet({ usd: 10.1 + i / 7, price: 0.37 + (i % 5) / 100, result: i % 3 === 0 ? "loss" : "win" }))
+    const stats = recordStats(trades, ASOF)
+    for (const value of [stats.profit, stats.volume, stats.staked, stats.return, stats.winRate, stats.avgEntry]) {
+      expect(value).not.toBeNull()
+      expect(Number((value ?? 0).toFixed(6))).toBe(value)
+    }
+  })
+
   it("rates are null under 10 settled bets", () => {
     const stats = recordStats([...bets(5, { result: "win" }), ...bets(4, { result: "loss" })], ASOF)
     expect(stats).toMatchObject({ settled: 9, wins: 5, losses: 4, winRate: null, return: null })

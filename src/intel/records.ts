@@ -8,6 +8,7 @@
 // stake, so it leaves `winRate` and `return` alone. Sells count in `trades` and `volume` only.
 import { CATEGORIES, KINDS, type Category, type Kind, type TradeEntry, type TradeResult, type Venue } from "../domain/enums.js"
 import { DAY_MS, defaultIntelConfig, type IntelConfig } from "./config.js"
+import { round6 } from "../numbers.js"
 import { settlementProfit } from "./settlement.js"
 
 export interface RecordTrade {
@@ -125,12 +126,13 @@ export class StatsAccumulator {
       wins: this.wins,
       losses: this.losses,
       voids: this.voids,
-      profit: this.profit,
-      volume: this.volume,
-      staked: this.staked,
-      return: rated && this.traded > 0 ? this.profit / this.traded : null,
-      winRate: rated ? this.wins / this.settled : null,
-      avgEntry: this.buyContracts > 0 ? this.buyUsd / this.buyContracts : null,
+      // Sums of many trades carry float dust (9361.558790000003): rounded as every price and dollar figure.
+      profit: round6(this.profit),
+      volume: round6(this.volume),
+      staked: round6(this.staked),
+      return: rated && this.traded > 0 ? round6(this.profit / this.traded) : null,
+      winRate: rated ? round6(this.wins / this.settled) : null,
+      avgEntry: this.buyContracts > 0 ? round6(this.buyUsd / this.buyContracts) : null,
       lastTradeAt: this.lastTradeAt,
     }
   }
