@@ -32,6 +32,8 @@ export interface ExitOutcome {
   readonly at: number
   readonly reason: string
   readonly orderId: string | null
+  /** A trailing rule's high when it ended (the stored one is up to HIGHS_EVERY behind); null: keep the stored. */
+  readonly high?: number | null
 }
 
 interface Row {
@@ -96,15 +98,17 @@ const armed: Effect.Effect<ReadonlyArray<StoredExitRule>, never, SqlClient.SqlCl
   return rows.map(ruleOf)
 }).pipe(Effect.orDie, Effect.withSpan("ExitRules.armed"))
 
-/** Records how armed rules ended; a rule no longer armed is left as it is. */
+/** Records how armed rules ended, a trailing one with its high then; a rule no longer armed is left as it is. */
 const finish = (outcomes: ReadonlyArray<ExitOutcome>): Effect.Effect<void, never, SqlClient.SqlClient> =>
   Effect.gen(function* () {
     if (outcomes.length === 0) return
     const sql = yield* SqlClient.SqlClient
     yield* sql`
-      UPDATE exit_rules r SET status = o.status, done_at = round(o.at)::bigint, reason = o.reason, order_id = o.order_id
+      UPDATE exit_rules r SET status = o.status, done_at = round(o.at)::bigint, reason = o.reason, order_id = o.order_id,
+        trail_high = CASE WHEN r.trailing_stop IS NOT NULL AND o.high IS NOT NULL THEN o.high ELSE r.trail_high END
       FROM unnest(${outcomes.map((o) => o.id)}::text[], ${outcomes.map((o) => o.status)}::text[], ${outcomes.map((o) => o.at)}::float8[],
-        ${outcomes.map((o) => o.reason)}::text[], ${outcomes.map((o) => o.orderId)}::text[]) AS o (id, status, at, reason, order_id)
+        ${outcomes.map((o) => o.reason)}::text[], ${outcomes.map((o) => o.orderId)}::text[],
+        ${outcomes.map((o) => o.high ?? null)}::float8[]) AS o (id, status, at, reason, order_id, high)
       WHERE r.id = o.id AND r.status = 'armed'`
   }).pipe(Effect.orDie, Effect.withSpan("ExitRules.finish"))
 

@@ -38,6 +38,7 @@ const keys = memoryKeys({
   dana: aPrincipal({ accountId: "ex_dana" }),
   erin: aPrincipal({ accountId: "ex_erin" }),
   fay: aPrincipal({ accountId: "ex_fay" }),
+  gus: aPrincipal({ accountId: "ex_gus" }),
 })
 const db = ManagedRuntime.make(TestDb)
 const bus = Effect.runSync(PubSub.sliding<MarketEvent>(MarketBus.capacity))
@@ -178,6 +179,16 @@ describe("POST /v1/exits", () => {
     await settle()
     await eventually(async () => expect((await rules("alice")).body.data[0]).toMatchObject({ status: "executed", reason: "trailingStop" }))
     expect(await handYes("alice", ref)).toBeUndefined()
+  })
+
+  it("a trailing rule that fires records the high it fired from, though the rise and the fall came in one burst", async () => {
+    const ref = market("X11", 0.5)
+    await buy("gus", ref)
+    expect((await setRule("gus", { market: ref, outcome: "yes", trailingStop: 0.1 })).status).toBe(201)
+    // Fed before the watcher runs (and before the highs' timer could store the rise).
+    for (const p of [0.6, 0.7, 0.59]) print("X11", p)
+    await settle()
+    await eventually(async () => expect((await rules("gus")).body.data[0]).toMatchObject({ status: "executed", reason: "trailingStop", trailHigh: 0.7 }))
   })
 
   it("setting again replaces the armed rule; a rule with nothing held when it fires, or whose market ends, is cancelled", async () => {

@@ -50,7 +50,7 @@ describe("exit rules' watcher", () => {
           if (!("ref" in e) || e.ref !== rule.market) continue
           if (e._tag === "MarketClosed") closed = true
           if (e._tag === "MarketSettled") {
-            expected = { _tag: "End", rule, at: e.ts, reason: "market settled" }
+            expected = { _tag: "End", rule, at: e.ts, reason: "market settled", high }
             break
           }
           if (e._tag !== "PriceChanged") continue
@@ -100,8 +100,8 @@ describe("exit rules' watcher", () => {
         // …and the markets closed by then, as the store has them.
         for (const e of events.slice(0, k)) if (e._tag === "MarketClosed") after.markClosed(e.ref)
         for (const e of events.slice(k)) after.apply(e, steps)
-        // A sale's `high` matters only to a trail (what a rule that cannot sell is re-armed with).
-        const seen = (s: ExitStep) => ({ ...s, rule: s.rule.id, ...(s._tag === "Sell" && s.rule.trailingStop === null ? { high: null } : {}) })
+        // A step's `high` matters only to a trail (what a rule that cannot sell is re-armed with, and the high it ends with).
+        const seen = (s: ExitStep) => ({ ...s, rule: s.rule.id, ...(s.rule.trailingStop === null ? { high: null } : {}) })
         expect(steps.map(seen)).toEqual(run(rules, events).map(seen))
       },
     ))

@@ -56,7 +56,7 @@ export type ExitStep =
     /** Whether the market was open at that point of the feed (the market actors may be past its close). */
     readonly open: boolean
   }
-  | { readonly _tag: "End"; readonly rule: StoredExitRule; readonly at: number; readonly reason: string }
+  | { readonly _tag: "End"; readonly rule: StoredExitRule; readonly at: number; readonly reason: string; readonly high: number }
 
 /** Armed rules by contract; `apply` says what one feed event fires. */
 export class ExitWatch {
@@ -117,7 +117,7 @@ export class ExitWatch {
     for (const watched of armed.values()) {
       const { rule } = watched
       if (event._tag !== "PriceChanged") {
-        out.push({ _tag: "End", rule, at: event.ts, reason: event._tag === "MarketSettled" ? "market settled" : "market voided" })
+        out.push({ _tag: "End", rule, at: event.ts, reason: event._tag === "MarketSettled" ? "market settled" : "market voided", high: watched.high })
       } else {
         const price = sidePrice(event.yesPrice, rule.side)
         if (price > watched.high) {
@@ -176,15 +176,17 @@ export const ExitRulesLive: Layer.Layer<ExitRules, never, OrderedFeed | Markets 
     /** Tries one step; how the rule ended, or null when it stays armed (re-armed here). */
     const attempt = (step: ExitStep): Effect.Effect<ExitOutcome | null> => {
       const { rule } = step
-      if (step._tag === "End") return Effect.succeed({ id: rule.id, status: "cancelled", at: step.at, reason: step.reason, orderId: null })
+      // The high the rule ended with: the store's is written only every HIGHS_EVERY.
+      const high = step.high === -Infinity ? null : step.high
+      if (step._tag === "End") return Effect.succeed({ id: rule.id, status: "cancelled", at: step.at, reason: step.reason, orderId: null, high })
       const held = accounts.context(rule.accountId).holdings[holdingKey(rule.market, rule.outcome, "hand", null)]
       if (held === undefined || held.status !== "open" || held.contracts <= 0) {
-        return Effect.succeed({ id: rule.id, status: "cancelled", at: step.at, reason: "nothing held by hand", orderId: null })
+        return Effect.succeed({ id: rule.id, status: "cancelled", at: step.at, reason: "nothing held by hand", orderId: null, high })
       }
       const info = markets.info(rule.market)
       const side = info?.sides.find((s) => s.name === rule.outcome)
       if (info === null || side === undefined) {
-        return Effect.succeed({ id: rule.id, status: "cancelled", at: step.at, reason: "market unknown", orderId: null })
+        return Effect.succeed({ id: rule.id, status: "cancelled", at: step.at, reason: "market unknown", orderId: null, high })
       }
       const sale = { market: rule.market as PaperSell["market"], outcome: rule.outcome, action: "sell" as const, contracts: "all" as const }
       const priced = prepareOrder(markets, info, side, sale, saleKeyOf(rule.id, step.reason), "exit rule", { book: step.book, open: step.open })
@@ -199,7 +201,7 @@ export const ExitRulesLive: Layer.Layer<ExitRules, never, OrderedFeed | Markets 
       return Effect.exit(accounts.commit(rule.accountId, prepared, step.at)).pipe(
         Effect.map((exit): ExitOutcome | null => {
           if (Exit.isSuccess(exit) && exit.value !== null) {
-            return { id: rule.id, status: "executed", at: step.at, reason: step.reason, orderId: exit.value.order.id }
+            return { id: rule.id, status: "executed", at: step.at, reason: step.reason, orderId: exit.value.order.id, high }
           }
           watch.arm(rule, step.high) // nothing fills now (no bid or too few, market not open): the next price that fires tries again
           return null
