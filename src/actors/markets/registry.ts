@@ -35,8 +35,9 @@ export type BookedEvent = Extract<MarketEvent, { readonly _tag: "TradePrinted" |
 
 /**
  * A follower's interest (bots, exit rules): true for the trades and price changes it will fill paper
- * orders on. Those carry the book as it stood at the end of their feed batch, so the fills do not depend
- * on how far the market actors ran ahead of the follower's fiber.
+ * orders on, and the book changes of contracts whose book it keeps. Those carry the book as it stood at
+ * the end of their feed batch, so the fills do not depend on how far the market actors ran ahead of the
+ * follower's fiber.
  */
 export type BookWanted = (event: BookedEvent) => boolean
 
@@ -79,9 +80,8 @@ interface LiveEntry {
   info: MarketInfo
   /** This batch's inputs for the actor, in order (reused; empty between batches). */
   readonly inputs: Array<MarketInput>
-  /** The book's last copy for a follower (`release`), and the release that made it. */
+  /** The book's copy for followers in the release under way (`release`); null otherwise. */
   copy: BookView | null
-  copiedIn: number
 }
 
 const sameInfo = (a: MarketInfo, b: MarketInfo): boolean => JSON.stringify(a) === JSON.stringify(b)
@@ -130,8 +130,7 @@ export class MarketRegistry {
   private readonly watchers: Array<BookWanted> = []
   /** Contracts whose book a follower asked for at the end of the next delivery. */
   private readonly requested = new Set<string>()
-  /** Releases that copied books so far (LiveEntry.copiedIn), and the entries the one under way copied. */
-  private releases = 0
+  /** The entries the release under way copied the book of. */
   private readonly copied: Array<LiveEntry> = []
   private now = Number.NEGATIVE_INFINITY
   private readonly graceMs: number
@@ -162,8 +161,8 @@ export class MarketRegistry {
   }
 
   /**
-   * From now on the trades and price changes `wanted` says yes to carry the book as of the end of their
-   * feed batch (`book`). Returns the undo.
+   * From now on the trades, price changes and book changes `wanted` says yes to carry the book as of the
+   * end of their delivery (`book`). Returns the undo.
    */
   watchBooks(wanted: BookWanted): () => void {
     this.watchers.push(wanted)
@@ -231,7 +230,6 @@ export class MarketRegistry {
     this.outgoing = null
     if (this.booked.length > 0) {
       // One copy per contract per delivery: the book no longer moves.
-      const seq = ++this.releases
       const copied = this.copied
       for (let b = 0; b < this.booked.length; b++) {
         const i = this.booked[b] as number
@@ -239,11 +237,10 @@ export class MarketRegistry {
         const entry = this.live.get(event.ref)
         let view: BookView | null
         if (entry === undefined) view = this.book(event.ref)
-        else if (entry.copiedIn === seq) view = entry.copy
+        else if (entry.copy !== null) view = entry.copy
         else {
           view = this.book(event.ref)
           entry.copy = view
-          entry.copiedIn = seq
           copied.push(entry)
         }
         if (view !== null) out[i] = { ...event, book: view }
@@ -393,7 +390,7 @@ export class MarketRegistry {
     const input = this.options.barsKept === undefined ? start : { ...start, barsKept: this.options.barsKept }
     const actor = createActor(marketMachine, { input, systemId: `market:${ref}` })
     actor.on("*", this.onEmitted)
-    const entry: LiveEntry = { actor, info: start.record.info, inputs: [], copy: null, copiedIn: 0 }
+    const entry: LiveEntry = { actor, info: start.record.info, inputs: [], copy: null }
     this.live.set(ref, entry)
     const { venue, contract } = start.record.info
     if (marketRefOf(venue, contract) === ref) {
