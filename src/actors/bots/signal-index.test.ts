@@ -53,13 +53,18 @@ describe("signal index", () => {
     }), { numRuns: 300, seed: 11 })
   })
 
-  it("visits a bucket in the order its bots were indexed; a re-indexed bot moves to the end", () => {
+  it("visits a bucket in the order its bots were indexed; a bot indexed again with the same signal stays, with a new one moves to the end", () => {
     const index = new SignalIndex()
     const s = { venue: ["venue_a"], entry: "all" } as Signal
+    const match = () => {
+      const hits: Array<string> = []
+      index.match({ action: "buy", whale: true, trader: null, venue: "venue_a", category: null, usd: 1, price: 0.5, entry: null, title: "x" }, hits)
+      return hits
+    }
     for (const id of ["a", "b", "c"]) index.add(id, s)
-    index.add("a", s)
-    const hits: Array<string> = []
-    index.match({ action: "buy", whale: true, trader: null, venue: "venue_a", category: null, usd: 1, price: 0.5, entry: null, title: "x" }, hits)
-    expect(hits).toEqual(["b", "c", "a"])
+    index.add("a", s) // a command that left the signal as it was (a pause, a resume)
+    expect(match()).toEqual(["a", "b", "c"])
+    index.add("a", { ...s }) // a new signal (a PATCH)
+    expect(match()).toEqual(["b", "c", "a"])
   })
 })

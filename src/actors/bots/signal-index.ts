@@ -112,6 +112,8 @@ export class SignalIndex {
   /** venue → category (or `*`) → signal bots. */
   private readonly byVenue = new Map<string, Map<string, Bucket>>()
   private readonly keys = new Map<string, Keys>()
+  /** The signal each bot is indexed with (by reference). */
+  private readonly given = new Map<string, Signal>()
   private readonly memo = new KeywordMemo()
 
   /** Signal bots indexed. */
@@ -119,8 +121,14 @@ export class SignalIndex {
     return this.keys.size
   }
 
+  /**
+   * Indexes a signal bot at the end of its buckets; one indexed with this very signal already stays where it
+   * is (a command that changed nothing of it must not change the order trades reach bots in).
+   */
   add(id: string, signal: Signal): void {
+    if (this.given.get(id) === signal) return
     this.remove(id)
+    this.given.set(id, signal)
     const prepared = prepareSignal(signal)
     const keywords = prepared.keywords === null ? null : Int32Array.from(prepared.keywords, (k) => this.memo.idOf(k))
     const member: Member = { id, signal: prepared, keywords }
@@ -147,6 +155,7 @@ export class SignalIndex {
     const keys = this.keys.get(id)
     if (keys === undefined) return
     this.keys.delete(id)
+    this.given.delete(id)
     if ("traders" in keys) {
       for (const trader of keys.traders) deleteIn(this.byTrader, trader, id)
       return
