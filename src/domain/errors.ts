@@ -4,6 +4,15 @@
 import { HttpApiSchema } from "@effect/platform"
 import { Schema } from "effect"
 
+/**
+ * A value a sentence quotes, as given, cut to 80 characters (code points) with its own length after it
+ * ("… (300 characters)"): a long ref or id is not echoed whole (the same cut as decode sentences).
+ */
+export const quoted = (value: string): string => {
+  const chars = [...value]
+  return chars.length <= 80 ? value : `${chars.slice(0, 80).join("")}… (${chars.length} characters)`
+}
+
 /** 400: body or query violates the schema; `error` names the field. */
 export class Validation extends Schema.TaggedError<Validation>()("VALIDATION", {
   error: Schema.String,

@@ -295,7 +295,7 @@ const labelMessage = `label must be 1 to ${MAX_RULE_LABEL} characters`
 /** POST /v1/backtest/compare: several labelled rules (criteria), each scored at the same stake. */
 export const V1CompareRequest = Schema.Struct({
   rules: Schema.Array(Schema.Struct({
-    label: Schema.String.pipe(Schema.minLength(1, says(labelMessage)), Schema.maxLength(MAX_RULE_LABEL, says(labelMessage))),
+    label: boundedText(1, MAX_RULE_LABEL, labelMessage),
     criteria: defaultCriteria,
   }).annotations(STRICT)).pipe(
     Schema.minItems(MIN_COMPARED_RULES, says(rulesMessage)),

@@ -6,8 +6,7 @@
 import { HttpApiSchema, HttpServerRequest, HttpServerResponse, type HttpApp } from "@effect/platform"
 import { Cause, Effect, Option, Schema } from "effect"
 import {
-  API_ERRORS, type ApiError, Internal, isApiError, NotFound, STATUS_OF_CODE, toEnvelope, Validation,
-} from "../domain/errors.js"
+  API_ERRORS, type ApiError, Internal, isApiError, NotFound, STATUS_OF_CODE, toEnvelope, Validation, quoted } from "../domain/errors.js"
 import type { AnyOperation } from "../operations/operation.js"
 import { keyInUrl } from "./auth.js"
 import { inputTextProblem, urlTextProblem } from "./input-text.js"
@@ -143,7 +142,7 @@ export const classify = (
   }
   if (isTagged(failed, "RouteNotFound")) {
     const path = request.url.split("?")[0] ?? request.url
-    return { error: new NotFound({ error: `No route for ${request.method} ${path}` }), defect: false }
+    return { error: new NotFound({ error: `No route for ${request.method} ${quoted(path)}` }), defect: false }
   }
   // HttpApi reads the body with `orDie`, so malformed JSON arrives as a defect.
   if (malformedJson(failed)) return { error: new Validation({ error: "The request body is not valid JSON" }), defect: false }

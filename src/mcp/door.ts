@@ -22,7 +22,7 @@ import { Server } from "@modelcontextprotocol/sdk/server/index.js"
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js"
 import { CallToolRequestSchema, type CallToolResult, ListToolsRequestSchema, type Tool } from "@modelcontextprotocol/sdk/types.js"
 import { Cause, Effect, JSONSchema, Layer, Option, ParseResult, Runtime, Schema } from "effect"
-import { type ApiError, Internal, isApiError, NotFound, ScopeRequired, toEnvelope, Validation } from "../domain/errors.js"
+import { type ApiError, Internal, isApiError, NotFound, ScopeRequired, toEnvelope, Validation, quoted } from "../domain/errors.js"
 import type { Principal } from "../domain/principal.js"
 import { authenticate, scopeSentence } from "../http/auth.js"
 import { inputTextProblem } from "../http/input-text.js"
@@ -96,7 +96,7 @@ export const callTool = (
   principal: Principal,
   ctx: OperationContext,
 ): Effect.Effect<CallToolResult, never, any> => {
-  if (op === undefined) return Effect.succeed(failed(new NotFound({ error: `No tool named ${name}` })))
+  if (op === undefined) return Effect.succeed(failed(new NotFound({ error: `No tool named ${quoted(name)}` })))
   if (!principal.scopes.includes(op.scope)) {
     return Effect.succeed(failed(new ScopeRequired({ error: scopeSentence(op.scope) })))
   }

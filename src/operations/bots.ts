@@ -24,7 +24,7 @@ import {
   type TraderBotRequest,
 } from "../domain/bot.js"
 import { Venue } from "../domain/enums.js"
-import { NotFound, Validation } from "../domain/errors.js"
+import { NotFound, Validation, quoted } from "../domain/errors.js"
 import { MAX_MARKET_BOTS, MAX_SIGNAL_BOTS, STRICT } from "../domain/limits.js"
 import { BotId, BotKind, handleLabel, splitTraderRef } from "../domain/refs.js"
 import { namesTraders } from "../domain/enums.js"
@@ -45,7 +45,7 @@ type Include = (typeof INCLUDES)[number]
 const useBots = Effect.flatMap(Effect.serviceOption(Bots), (bots) =>
   Option.isSome(bots) ? Effect.succeed(bots.value) : Effect.dieMessage("the bots service is not running"))
 
-const notFound = (id: string) => new NotFound({ error: `No bot has id ${id}` })
+const notFound = (id: string) => new NotFound({ error: `No bot has id ${quoted(id)}` })
 
 /** The caller's bot, or NOT_FOUND (missing, malformed and another account's alike). */
 const ownBot = (raw: string, ctx: OperationContext) =>
@@ -78,7 +78,7 @@ const traderContext = (request: TraderBotRequest, accountId: string, createdAt: 
       return yield* new Validation({ error: "trigger.trader: only venue_a and venue_b name traders" })
     }
     const known = yield* bots.trader(ref)
-    if (known === null) return yield* new NotFound({ error: `No trader has ref ${ref}` })
+    if (known === null) return yield* new NotFound({ error: `No trader has ref ${quoted(ref)}` })
     const name = known.name ?? handleLabel(splitTraderRef(ref).handle)
     const ctx: TraderBotContext = {
       ...base(newBotId("trader"), accountId, createdAt, name, request.alerts), kind: "trader",
@@ -104,7 +104,7 @@ const marketContext = (request: MarketBotRequest, accountId: string, createdAt: 
     }
     const ref = contracts[0] ?? market
     const info = bots.markets.info(ref)
-    if (info === null) return yield* new NotFound({ error: `No market has ref ${market}` })
+    if (info === null) return yield* new NotFound({ error: `No market has ref ${quoted(market)}` })
     const wanted = outcome.toLowerCase()
     const side: 0 | 1 | undefined = wanted === "yes" ? 0 : wanted === "no" ? 1
       : ([0, 1] as const).find((i) => info.sides[i].name.toLowerCase() === wanted || info.sides[i].label.toLowerCase() === wanted)

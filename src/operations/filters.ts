@@ -10,9 +10,10 @@
 // - `outcome` matches the side's `name` or `label`, case-insensitively.
 // - `kind` without `category` (and the other way round) filters on that key alone; a `kind` outside
 //   every given `category` simply matches nothing (no listing here forbids the pair).
-import { DateTime, Effect, Option, ParseResult, Schema } from "effect"
+import { DateTime, Effect, ParseResult, Schema } from "effect"
 import { Category, Kind, Venue } from "../domain/enums.js"
 import { Validation } from "../domain/errors.js"
+import { isoTimeMs } from "../domain/limits.js"
 import type { SharedFilterValues } from "../domain/shared-filters.js"
 import { canonicalTraderRef } from "../domain/refs.js"
 import { Repeatable } from "./params.js"
@@ -90,19 +91,18 @@ export const outcomeMatches = (wanted: string, name: string | undefined, label: 
 
 // Times -------------------------------------------------------------------------------------------
 
-const ISO_WITH_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})$/i
-
 /**
- * An ISO 8601 time that states its offset (`Z` or `±hh:mm`), decoded to epoch ms. A time without an
+ * An ISO 8601 time that states its offset (`Z` or `±hh:mm`), decoded to epoch ms (`isoTimeMs`: a date
+ * that is not on the calendar, such as November 31, is refused, not rolled over). A time without an
  * offset is VALIDATION: the spec asks for one, and guessing a zone would shift the window silently.
  */
 export const TimeWithOffset = (name: string) =>
   Schema.transformOrFail(Schema.String, Schema.Number, {
     strict: true,
     decode: (s, _, ast) => {
-      const parsed = ISO_WITH_OFFSET.test(s) ? DateTime.make(s) : Option.none()
-      return Option.isSome(parsed)
-        ? Effect.succeed(DateTime.toEpochMillis(parsed.value))
+      const ms = isoTimeMs(s)
+      return ms !== null
+        ? Effect.succeed(ms)
         : Effect.fail(new ParseResult.Type(ast, s, `${name} must be an ISO 8601 time with an offset, e.g. 2026-01-15T12:00:00Z`))
     },
     encode: (ms) => Effect.succeed(DateTime.formatIso(DateTime.unsafeMake(ms))),

@@ -27,7 +27,7 @@ import { Clock, Duration, Effect, Option, Schema } from "effect"
 import { coarsen, mergeBars, MINUTE_MS } from "../actors/markets/bars.js"
 import { Markets, type MarketsService } from "../actors/markets/market-bus.js"
 import type { Venue } from "../domain/enums.js"
-import { NotFound, Validation } from "../domain/errors.js"
+import { NotFound, Validation, quoted } from "../domain/errors.js"
 import { CALL_READINESS_MS, MARKET_DETAIL_TRADES, MAX_BOOK_LEVELS, MAX_MARKET_Q_LENGTH, SERIES_WINDOWS, TRADES_WINDOW_DAYS } from "../domain/limits.js"
 import type { MarketInfo } from "../domain/market-events.js"
 import {
@@ -416,7 +416,7 @@ const runGet = (input: GetMarketInput, ctx: OperationContext) =>
     const markets = yield* Markets
     const intel = yield* Intel
     const r = resolve(markets, intel, input.ref)
-    if (r === undefined) return yield* new NotFound({ error: `No market has the ref ${input.ref}` })
+    if (r === undefined) return yield* new NotFound({ error: `No market has the ref ${quoted(input.ref)}` })
     if (includes.length > 0) yield* ctx.charge(includes.length)
     const now = yield* Clock.currentTimeMillis
     const first = r.infos[0] as MarketInfo

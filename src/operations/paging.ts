@@ -33,22 +33,29 @@ export class CursorKey extends Context.Tag("whalewatch/CursorKey")<CursorKey, { 
 
 const invalid = () => new Validation({ error: "cursor is not valid for this listing" })
 
-/** Canonical JSON (sorted keys), so equal filters hash equally whatever their key order. */
-const canonical = (u: unknown): string => {
+/**
+ * Canonical JSON (sorted keys), so equal filters hash equally whatever their key order. With `sets`, an
+ * array is a set (a repeatable filter's values are OR-ed): sorted and without repeats, so
+ * `venue=a&venue=b`, `venue=b&venue=a` and `venue=a&venue=b&venue=a` bind the same cursor.
+ */
+const canonical = (u: unknown, sets: boolean): string => {
   if (u === undefined) return "null"
   if (typeof u === "bigint") return JSON.stringify(u.toString())
   if (u instanceof Date) return JSON.stringify(u.toISOString())
-  if (Array.isArray(u)) return `[${u.map(canonical).join(",")}]`
+  if (Array.isArray(u)) {
+    const items = u.map((v) => canonical(v, sets))
+    return `[${(sets ? [...new Set(items)].sort() : items).join(",")}]`
+  }
   if (typeof u === "object" && u !== null) {
     const entries = Object.entries(u).filter(([, v]) => v !== undefined).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(",")}}`
+    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v, sets)}`).join(",")}}`
   }
   return JSON.stringify(u)
 }
 
 const bindingOf = (listing: string, accountId: string, input: object): string => {
   const { limit: _limit, cursor: _cursor, ...filters } = input as Record<string, unknown>
-  return createHash("sha256").update(canonical([listing, accountId, filters])).digest("base64url").slice(0, 22)
+  return createHash("sha256").update(`${canonical([listing, accountId], false)}${canonical(filters, true)}`).digest("base64url").slice(0, 22)
 }
 
 const sign = (secret: Uint8Array, body: string) => createHmac("sha256", secret).update(body).digest()

@@ -19,7 +19,7 @@ import { Effect, Exit, ParseResult, Schema } from "effect"
 import { Accounts, marketObjectOf } from "../actors/accounts/registry.js"
 import { holdingKey } from "../actors/accounts/account.machine.js"
 import { Markets } from "../actors/markets/market-bus.js"
-import { IdempotencyInProgress, NotFound, Validation } from "../domain/errors.js"
+import { IdempotencyInProgress, NotFound, Validation, quoted } from "../domain/errors.js"
 import { walkBuy, walkSell } from "../domain/fill.js"
 import { MAX_IDEMPOTENCY_KEY, optionalKey, STRICT } from "../domain/limits.js"
 import type { BookView, MarketInfo, MarketSide } from "../domain/market-events.js"
@@ -69,7 +69,7 @@ export const contractOf = (ref: string): Effect.Effect<MarketInfo, NotFound | Va
       return Effect.fail(new Validation({ error: `market ${ref} has several contracts; give one contract's ref` }))
     }
     const info = markets.info(contracts[0] ?? ref)
-    return info === null ? Effect.fail(new NotFound({ error: `No market has ref ${ref}` })) : Effect.succeed(info)
+    return info === null ? Effect.fail(new NotFound({ error: `No market has ref ${quoted(ref)}` })) : Effect.succeed(info)
   })
 
 /** The side `outcome` names: its name or label (case-insensitive), or yes (first) / no (second). */

@@ -23,7 +23,7 @@
 import { SqlClient } from "@effect/sql"
 import { Clock, Effect, Option, Schema } from "effect"
 import { Category, Kind, kindBelongsTo, KINDS, Venue } from "../domain/enums.js"
-import { NotFound, Validation } from "../domain/errors.js"
+import { NotFound, Validation, quoted } from "../domain/errors.js"
 import { MAX_TRADER_Q_LENGTH } from "../domain/limits.js"
 import {
   type TraderDetail, TraderDetail as TraderDetailSchema, type TraderMarketRow, type TraderPositionRow, TraderRow, TraderVenue,
@@ -38,6 +38,7 @@ import { kindsTraded, similarTraders } from "../intel/similar.js"
 import { canonicalTraderRef } from "../domain/refs.js"
 import { listing, operation, type OperationContext } from "./operation.js"
 import { PageParams, paginate } from "./paging.js"
+import { SearchText } from "./filters.js"
 import { IntParam, Repeatable } from "./params.js"
 
 const config = defaultIntelConfig
@@ -53,9 +54,7 @@ export const ListTradersInput = Schema.Struct({
   venue: Schema.optional(Repeatable("venue", Venue)),
   category: Schema.optional(Category),
   kind: Schema.optional(Kind),
-  q: Schema.optional(Schema.String.pipe(Schema.maxLength(MAX_TRADER_Q_LENGTH, {
-    message: () => `q must be at most ${MAX_TRADER_Q_LENGTH} characters`,
-  }))),
+  q: Schema.optional(SearchText("q", MAX_TRADER_Q_LENGTH)),
   period: Schema.optionalWith(Schema.Literal(...PERIODS), { default: () => "all" as const }),
   minSettled: Schema.optional(IntParam("minSettled", 1, 100_000)),
   sort: Schema.optionalWith(Schema.Literal(...TRADER_SORTS), { default: () => "profit" as const }),
@@ -293,9 +292,9 @@ const detail = (given: GetTraderInput, ctx: OperationContext) =>
     const includes = yield* includesOf(input.include)
     const now = yield* Clock.currentTimeMillis
     const trades = yield* namedTradesOf(input.ref, now)
-    if (trades.length === 0) return yield* new NotFound({ error: `No trader has the ref ${input.ref}` })
+    if (trades.length === 0) return yield* new NotFound({ error: `No trader has the ref ${quoted(input.ref)}` })
     const record = traderRecord(recordRows(trades.map((t) => t.trade), now, config), input.ref, "all", config)
-    if (record === null) return yield* new NotFound({ error: `No trader has the ref ${input.ref}` })
+    if (record === null) return yield* new NotFound({ error: `No trader has the ref ${quoted(input.ref)}` })
     // Includes are charged once the trader is known, as Get Market does: a 404 costs one request.
     if (includes.length > 0) yield* ctx.charge(includes.length)
     const whole = yield* wholeRecords(now)

@@ -22,7 +22,7 @@ import { MarketAlerts } from "../actors/alerts/market-alerts.js"
 import { marketObjectOf } from "../actors/accounts/registry.js"
 import { Markets } from "../actors/markets/market-bus.js"
 import { AlertNotice, MarketAlert, MarketAlertRequest, MarketAlertStatus } from "../domain/alerts.js"
-import { NotFound, Validation } from "../domain/errors.js"
+import { NotFound, Validation, quoted } from "../domain/errors.js"
 import { MAX_MARKET_ALERTS, STRICT } from "../domain/limits.js"
 import { MarketRef } from "../domain/refs.js"
 import { MarketAlertsStore, type StoredAlert, type StoredNotice } from "../store/market-alerts.js"
@@ -116,7 +116,7 @@ export const deleteMarketAlert = operation({
   output: Schema.Struct({ id: Schema.String, deleted: Schema.Literal(true) }),
   run: Effect.fn("MarketAlerts.delete")(function* (input, ctx) {
     const removed = yield* MarketAlertsStore.remove(ctx.principal.accountId, input.id)
-    if (removed === null) return yield* new NotFound({ error: `No market alert has id ${input.id}` })
+    if (removed === null) return yield* new NotFound({ error: `No market alert has id ${quoted(input.id)}` })
     ;(yield* MarketAlerts).disarm(removed.market, removed.id)
     return { id: input.id, deleted: true as const }
   }),

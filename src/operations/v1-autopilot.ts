@@ -18,7 +18,7 @@ import { Bots } from "../actors/bots/bots-live.js"
 import { BotStore } from "../store/bots.js"
 import { Bot, BotCreateRequest } from "../domain/bot.js"
 import { Platform } from "../domain/enums.js"
-import { AutopilotNotReady, LiveTradingUnavailable, NotFound, Validation } from "../domain/errors.js"
+import { AutopilotNotReady, LiveTradingUnavailable, NotFound, Validation, quoted } from "../domain/errors.js"
 import { optionalKey, STRICT } from "../domain/limits.js"
 import { Sizing } from "../domain/signal.js"
 import { createBot, UpdateBotInput, updateBot } from "./bots.js"
@@ -73,7 +73,7 @@ export const setAutopilot = operation({
     const trader = `${platform}:${traderId}`
     const answer = (bot: Bot | null, on: boolean) => ({ trader, platform, traderId, mode, enabled: on, bot })
     // The trader must exist, whatever is asked (turning off an autopilot that is not on included).
-    if ((yield* BotStore.trader(trader)) === null) return yield* new NotFound({ error: `No trader has ref ${trader}` })
+    if ((yield* BotStore.trader(trader)) === null) return yield* new NotFound({ error: `No trader has ref ${quoted(trader)}` })
     if (mode === "live") {
       if (!enabled) return answer(null, false)
       if (platform === "venue_b") {

@@ -18,7 +18,7 @@ import { holdingKey } from "../actors/accounts/account.machine.js"
 import { Accounts, marketObjectOf } from "../actors/accounts/registry.js"
 import { ExitRules } from "../actors/exits/exit-rules.js"
 import { Markets } from "../actors/markets/market-bus.js"
-import { NotFound, Validation } from "../domain/errors.js"
+import { NotFound, Validation, quoted } from "../domain/errors.js"
 import { ExitRule, ExitRuleRequest } from "../domain/exits.js"
 import { STRICT } from "../domain/limits.js"
 import { ExitRulesStore, type StoredExitRule } from "../store/exit-rules.js"
@@ -98,7 +98,7 @@ export const deleteExitRule = operation({
   input: Schema.Struct({ id: Schema.String.pipe(Schema.maxLength(100)) }).annotations(STRICT), output: ExitRule,
   run: Effect.fn("ExitRules.delete")(function* (input, ctx) {
     const cancelled = yield* ExitRulesStore.cancel(ctx.principal.accountId, input.id, yield* Clock.currentTimeMillis)
-    if (cancelled === null) return yield* new NotFound({ error: `No armed exit rule has id ${input.id}` })
+    if (cancelled === null) return yield* new NotFound({ error: `No armed exit rule has id ${quoted(input.id)}` })
     ;(yield* ExitRules).disarm(cancelled.market, cancelled.id)
     return exitRuleOf(cancelled)
   }),

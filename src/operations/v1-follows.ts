@@ -13,7 +13,7 @@
 // - GET /v1/follows (read; tool `list_follows`, not in the spec's table) lists them oldest first.
 import { Clock, Effect, Schema } from "effect"
 import { Platform } from "../domain/enums.js"
-import { NotFound, Validation } from "../domain/errors.js"
+import { NotFound, Validation, quoted } from "../domain/errors.js"
 import { MAX_FOLLOWS, STRICT, UtcTime } from "../domain/limits.js"
 import { BotStore } from "../store/bots.js"
 import { Follows } from "../store/follows.js"
@@ -69,7 +69,7 @@ export const setFollow = operation({
       yield* Follows.unfollow(accountId, trader)
       return { trader, platform, traderId, name: known?.name ?? null, following: false, since: null }
     }
-    if (known === null) return yield* new NotFound({ error: `No trader has ref ${trader}` })
+    if (known === null) return yield* new NotFound({ error: `No trader has ref ${quoted(trader)}` })
     const outcome = yield* Follows.follow({ accountId, trader, now: yield* Clock.currentTimeMillis, max: MAX_FOLLOWS })
     if (outcome._tag === "Limit") return yield* new Validation({ error: `at most ${MAX_FOLLOWS} followed traders per account` })
     return { trader, platform, traderId, name: known.name, following: true, since: isoOf(outcome.since) }

@@ -14,7 +14,7 @@
 // - DELETE /v1/strategies/{id} (write; tool `delete_strategy`, not in the spec's table) removes one.
 // - Another account's strategy is the same NOT_FOUND as a missing one.
 import { Clock, Effect, Schema } from "effect"
-import { NotFound, Validation } from "../domain/errors.js"
+import { NotFound, Validation, quoted } from "../domain/errors.js"
 import { MAX_STRATEGIES, STRICT } from "../domain/limits.js"
 import { Strategy, StrategyPerformance, StrategyRequest, V1EventCriteria } from "../domain/v1.js"
 import { BacktestHistoryService } from "../intel/backtest-store.js"
@@ -36,7 +36,7 @@ const StrategyId = Schema.Struct({ id: Schema.String.pipe(Schema.maxLength(100))
 
 const found = (accountId: string, id: string) =>
   Effect.flatMap(Strategies.get(accountId, id), (stored) =>
-    stored === null ? Effect.fail(new NotFound({ error: `No strategy has id ${id}` })) : Effect.succeed(stored))
+    stored === null ? Effect.fail(new NotFound({ error: `No strategy has id ${quoted(id)}` })) : Effect.succeed(stored))
 
 export const saveStrategy = operation({
   name: "saveStrategy", tool: "save_strategy", method: "POST", path: "/v1/strategies", scope: "write", status: 201,
@@ -84,7 +84,7 @@ export const deleteStrategy = operation({
   input: StrategyId, output: Schema.Struct({ id: Schema.String, deleted: Schema.Literal(true) }),
   run: Effect.fn("Strategies.delete")(function* (input, ctx) {
     if (!(yield* Strategies.remove(ctx.principal.accountId, input.id))) {
-      return yield* new NotFound({ error: `No strategy has id ${input.id}` })
+      return yield* new NotFound({ error: `No strategy has id ${quoted(input.id)}` })
     }
     return { id: input.id, deleted: true as const }
   }),

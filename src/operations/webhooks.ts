@@ -17,7 +17,7 @@
 import { lookup as dnsLookup } from "node:dns/promises"
 import { isIPv4, isIPv6 } from "node:net"
 import { Context, Effect, Option, Schema } from "effect"
-import { NotFound, Validation } from "../domain/errors.js"
+import { NotFound, Validation, quoted } from "../domain/errors.js"
 import { MAX_WEBHOOK_ENDPOINTS, STRICT, UtcTime } from "../domain/limits.js"
 import { isWebhookEventType, WEBHOOK_EVENT_TYPES, WebhookCreateRequest, WebhookEndpoint } from "../domain/webhook.js"
 import { Webhooks } from "../store/webhooks.js"
@@ -196,7 +196,7 @@ export const deleteWebhook = operation({
   input: Schema.Struct({ id: Schema.String.pipe(Schema.maxLength(100)) }).annotations(STRICT), output: WebhookDeleted,
   run: Effect.fn("Webhooks.delete")(function* (input, ctx) {
     if (!(yield* Webhooks.remove(ctx.principal.accountId, input.id))) {
-      return yield* new NotFound({ error: `No webhook endpoint has id ${input.id}` })
+      return yield* new NotFound({ error: `No webhook endpoint has id ${quoted(input.id)}` })
     }
     return { id: input.id, deleted: true as const }
   }),

@@ -256,6 +256,12 @@ describe("detail", () => {
     const missing = await get(`/v2/markets/${enc("venue_a:nope")}`)
     expect(missing.status).toBe(404)
     expect(missing.body.code).toBe("NOT_FOUND")
+    expect(missing.body.error).toBe("No market has the ref venue_a:nope")
+    // A long ref is quoted cut to 80 characters, with its length.
+    const long = `venue_a:${"x".repeat(292)}`
+    const cut = await get(`/v2/markets/${enc(long)}`)
+    expect(cut.status).toBe(404)
+    expect(cut.body.error).toBe(`No market has the ref ${long.slice(0, 80)}… (300 characters)`)
     for (const query of ["include=orders", "include=book,,nope", "range=2d", "bogus=1"]) {
       const a = await get(`/v2/markets/${enc("venue_a:C1")}?${query}`)
       expect(a.status, query).toBe(400)

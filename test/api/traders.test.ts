@@ -136,6 +136,13 @@ describe("GET /v2/traders", () => {
     expect((await get("/v2/traders?category=sports&kind=us_elections")).body.error).toContain("not in category")
   })
 
+  it("counts q in characters: 100 emoji pass, 101 fail", async () => {
+    expect((await get(`/v2/traders?q=${encodeURIComponent("😀".repeat(100))}`)).status).toBe(200)
+    const over = await get(`/v2/traders?q=${encodeURIComponent("😀".repeat(101))}`)
+    expect(over.status).toBe(400)
+    expect(over.body.error).toBe("q must be at most 100 characters")
+  })
+
   it("walks every row with limit=1 and refuses the cursor on other filters", async () => {
     const seen: Array<string> = []
     let cursor: string | null = null

@@ -100,6 +100,7 @@ describe("filters hold on every returned row", () => {
     [`since=${iso(NOW - 2 * DAY)}`, (r) => Date.parse(r.time) >= NOW - 2 * DAY],
     [`until=${iso(NOW - 10 * DAY)}`, (r) => Date.parse(r.time) <= NOW - 10 * DAY],
     [`since=${encodeURIComponent("2026-01-15T14:00:00+02:00")}`, (r) => Date.parse(r.time) >= Date.UTC(2026, 0, 15, 12)],
+    [`since=2026-01-15t12:00:00z`, (r) => Date.parse(r.time) >= Date.UTC(2026, 0, 15, 12)], // RFC 3339 allows lower case
     ["sort=size", (r) => Date.parse(r.time) >= NOW - DAY],
   ]
   for (const [query, holds] of cases) {
@@ -177,6 +178,11 @@ describe("VALIDATION", () => {
     ["since=2026-01-15T12:00:00", "since"],
     ["since=yesterday", "since"],
     ["until=2026-01-15", "until"],
+    // Dates not on the calendar are refused, not rolled over to the next month.
+    ["since=2026-11-31T00:00:00Z", "since"],
+    ["until=2026-02-29T00:00:00Z", "until"],
+    ["since=2026-01-15T24:00:00Z", "since"],
+    ["since=2026-01-15T12:00:00%2B24:00", "since"],
     [`since=${iso(NOW - DAY)}&until=${iso(NOW - 2 * DAY)}`, "since"],
     ["sort=biggest"],
     [`sort=size&since=${iso(NOW - 3 * DAY)}`, "sort=size"],
@@ -196,6 +202,20 @@ describe("VALIDATION", () => {
     await expectValidation(`cursor=${encodeURIComponent(moves.body.nextCursor)}`, "cursor")
     const trades = await get("/v2/trades?limit=1&venue=venue_a", token)
     await expectValidation(`venue=venue_d&cursor=${encodeURIComponent(trades.body.nextCursor)}`, "cursor")
+  })
+
+  it("a cursor binds a repeatable filter's values as a set: their order and repeats do not matter", async () => {
+    const token = f.token()
+    const first = await get("/v2/trades?limit=1&action=all&venue=venue_a&venue=venue_b", token)
+    expect(first.body.nextCursor).not.toBeNull()
+    const cursor = encodeURIComponent(first.body.nextCursor)
+    const next = await get(`/v2/trades?limit=1&action=all&venue=venue_a&venue=venue_b&cursor=${cursor}`, token)
+    for (const query of ["venue=venue_b&venue=venue_a", "venue=venue_b&venue=venue_a&venue=venue_b"]) {
+      const same = await get(`/v2/trades?limit=1&action=all&${query}&cursor=${cursor}`, token)
+      expect(same.status, query).toBe(200)
+      expect(same.body.data).toEqual(next.body.data)
+    }
+    await expectValidation(`limit=1&action=all&venue=venue_b&cursor=${cursor}`, "cursor")
   })
 })
 

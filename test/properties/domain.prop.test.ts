@@ -7,6 +7,7 @@
 // 4. Cross-field rules (min ≤ max, exactly one form, fields that fit the kind or the action) refuse
 //    what they must, with the field named.
 import { describe, expect, it } from "@effect/vitest"
+import fc from "fast-check"
 import { Either, JSONSchema, ParseResult, Schema } from "effect"
 import {
   BacktestRequest, BacktestScore, Bot, BotCreateRequest, BotId, BotListItem, BotPatchRequest, botPatchProblem,
@@ -15,6 +16,7 @@ import {
   TraderPositionRow, TraderRow, TraderSummary, UtcTime, V1BacktestRequest, V1BacktestScore, V1EventCriteria,
   V1EventsRequest, WebhookCreateRequest, WebhookEndpoint, WhaleEventRow, WhalePositionRow,
 } from "../../src/domain/index.js"
+import { quoted } from "../../src/domain/errors.js"
 import * as Limits from "../../src/domain/limits.js"
 
 // Schemas are heterogeneous; the tests only need their encode/decode, so they are held loosely typed.
@@ -107,6 +109,42 @@ describe("limits are the spec's", () => {
     expectOk(Limits.PageLimit, 1)
     expectOk(Limits.PageLimit, 200)
     for (const n of [0, 201, 1.5]) expectRefused(Limits.PageLimit, n, "limit must be an integer from 1 to 200")
+  })
+})
+
+describe("ISO times (isoTimeMs: the since/until filters and UtcTime fields)", () => {
+  it("reads what toISOString writes, at every offset, as Date.parse does", () => {
+    fc.assert(fc.property(fc.integer({ min: Date.UTC(1970, 0, 1), max: Date.UTC(2100, 0, 1) }), fc.integer({ min: -23 * 60 - 59, max: 23 * 60 + 59 }), (ms, offset) => {
+      const iso = new Date(ms).toISOString()
+      expect(Limits.isoTimeMs(iso)).toBe(ms)
+      const local = new Date(ms + offset * 60_000).toISOString().slice(0, 23)
+      const sign = offset < 0 ? "-" : "+"
+      const abs = Math.abs(offset)
+      const zone = `${sign}${String(Math.floor(abs / 60)).padStart(2, "0")}:${String(abs % 60).padStart(2, "0")}`
+      expect(Limits.isoTimeMs(`${local}${zone}`)).toBe(ms)
+    }))
+  })
+
+  it("refuses dates and times not on the calendar instead of rolling them over", () => {
+    for (const text of ["2026-11-31T00:00:00Z", "2026-02-29T00:00:00Z", "2100-02-29T00:00:00Z", "2026-04-31T00:00:00Z", "2026-13-01T00:00:00Z",
+      "2026-00-10T00:00:00Z", "2026-01-00T00:00:00Z", "2026-01-15T24:00:00Z", "2026-01-15T12:60:00Z", "2026-01-15T12:00:60Z",
+      "2026-01-15T12:00:00+24:00", "2026-01-15T12:00:00+01:60", "2026-01-15T12:00:00", "2026-01-15"]) {
+      expect(Limits.isoTimeMs(text), text).toBeNull()
+    }
+    expect(Limits.isoTimeMs("2024-02-29T00:00:00Z")).toBe(Date.UTC(2024, 1, 29))
+    expect(Limits.isoTimeMs("2000-02-29T23:59:59.999Z")).toBe(Date.UTC(2000, 1, 29, 23, 59, 59, 999))
+    expect(Limits.isoTimeMs("2026-01-15t12:00z")).toBe(Date.UTC(2026, 0, 15, 12))
+    expect(Limits.isoTimeMs("2026-01-15T12:00:00.123456789-0530")).toBe(Date.UTC(2026, 0, 15, 17, 30, 0, 123))
+    expectRefused(UtcTime, "2026-11-31T00:00:00.000Z", "must be an ISO 8601 time in UTC")
+    expectOk(UtcTime, "2026-11-30T00:00:00.000Z")
+  })
+})
+
+describe("quoted values in sentences", () => {
+  it("quotes up to 80 characters whole and cuts a longer value with its own length", () => {
+    expect(quoted("x".repeat(80))).toBe("x".repeat(80))
+    expect(quoted("x".repeat(81))).toBe(`${"x".repeat(80)}… (81 characters)`)
+    expect(quoted("😀".repeat(81))).toBe(`${"😀".repeat(80)}… (81 characters)`)
   })
 })
 
