@@ -30,6 +30,14 @@ describe("curve", () => {
     expect(points).toEqual([{ time: T0 + DAY_MS, profit: 70, trades: 2 }, { time: T0 + 40 * DAY_MS, profit: 100, trades: 3 }])
     expect(months).toEqual([{ month: "2025-01", trades: 2, profit: 70 }, { month: "2025-02", trades: 1, profit: 30 }])
   })
+
+  it("gives running and monthly profit to 6 decimals, not float dust", () => {
+    // 0.1 + 0.2 of profit is 0.30000000000000004 as floats: each win of 0.1 at 0.5 pays 0.1.
+    const trades = [0.1, 0.2, 0.7].map((usd, i) => trade({ result: "win", price: 0.5, usd, settledAt: T0 + (i + 1) * HOUR_MS }))
+    const { points, months } = curve(trades, ASOF)
+    expect(points.map((p) => p.profit)).toEqual([0.1, 0.3, 1])
+    expect(months.map((m) => m.profit)).toEqual([1])
+  })
 })
 
 describe("bands", () => {

@@ -6,6 +6,7 @@ import { defaultIntelConfig, type IntelConfig } from "./config.js"
 import {
   betProfit, isSettledBet, recordOrder, settledTimeOf, StatsAccumulator, type RecordStats, type RecordTrade,
 } from "./records.js"
+import { round6 } from "../numbers.js"
 
 /** Settled bets by settlement time, then trade time, then id. */
 const settledBets = (trades: ReadonlyArray<RecordTrade>, asOf: number): Array<RecordTrade> =>
@@ -43,8 +44,8 @@ export const curve = (
     running += profit
     count++
     const last = points[points.length - 1]
-    if (last !== undefined && last.time === time) points[points.length - 1] = { time, profit: running, trades: count }
-    else points.push({ time, profit: running, trades: count })
+    if (last !== undefined && last.time === time) points[points.length - 1] = { time, profit: round6(running), trades: count }
+    else points.push({ time, profit: round6(running), trades: count })
     const month = utcMonth(time)
     const lastMonth = months[months.length - 1]
     if (lastMonth !== undefined && lastMonth.month === month) {
@@ -54,6 +55,7 @@ export const curve = (
       months.push({ month, trades: 1, profit })
     }
   }
+  for (const m of months) m.profit = round6(m.profit)
   return { points, months }
 }
 

@@ -8,6 +8,7 @@ import type { TraderSummary } from "../domain/trader-summary.js"
 import type { StoredMove, StoredTrade } from "./pipeline.js"
 import type { SummaryFigures } from "./records.js"
 import type { PositionRowData } from "./winning.js"
+import { round6 } from "../numbers.js"
 
 export const isoOf = (ms: number): string => new Date(ms).toISOString()
 
@@ -32,7 +33,7 @@ export const tradeRowOf = (t: StoredTrade, summary: SummaryFigures | null = t.su
   trader: t.trader === null ? null : traderSummary(t.trader, t.traderName, summary),
   agreement: t.agreement ?? NO_AGREEMENT,
   result: t.result,
-  profit: t.profit,
+  profit: t.profit === null ? null : round6(t.profit),
 })
 
 export const traderSummary = (ref: string, name: string | null, s: SummaryFigures | null): TraderSummary => ({

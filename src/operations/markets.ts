@@ -47,6 +47,7 @@ import { listing, operation, type OperationContext } from "./operation.js"
 import { PageParams, paginate } from "./paging.js"
 import { BooleanParam, NumberParam, Repeatable } from "./params.js"
 import { liveTradeRows } from "./trades.js"
+import { round6 } from "../numbers.js"
 
 // List Markets ----------------------------------------------------------------------------------
 
@@ -366,7 +367,7 @@ const whalesOf = (intel: IntelService, r: Resolved, now: number) =>
       r.contracts.length === 1 ? outcome : `${infoOf.get(contract)?.title ?? contract}: ${outcome}`
     const [sides, traders] = yield* Effect.all([whaleSides(r.contracts, from), whaleTraders(r.contracts, from)])
     const whales: MarketWhales = {
-      sides: sides.map((s) => ({ outcome: sideName(s.contract, s.outcome), usd: s.usd, trades: s.trades })),
+      sides: sides.map((s) => ({ outcome: sideName(s.contract, s.outcome), usd: round6(s.usd), trades: s.trades })),
       traders: traders.map((t) => {
         const info = infoOf.get(t.contract)
         const summary = intel.summary(t.trader, info?.category ?? null, info?.kind ?? null)
@@ -375,10 +376,10 @@ const whalesOf = (intel: IntelService, r: Resolved, now: number) =>
         return {
           ref: t.trader, name, winRate: summary.winRate, profit: summary.profit, settled: summary.settled,
           outcome: sideName(t.contract, t.outcome),
-          boughtUsd: t.bought_usd,
-          soldUsd: t.sold_usd,
-          entryPrice: t.bought_contracts > 0 ? Math.min(1, t.bought_usd / t.bought_contracts) : null,
-          exitPrice: t.sold_contracts > 0 ? Math.min(1, t.sold_usd / t.sold_contracts) : null,
+          boughtUsd: round6(t.bought_usd),
+          soldUsd: round6(t.sold_usd),
+          entryPrice: t.bought_contracts > 0 ? Math.min(1, round6(t.bought_usd / t.bought_contracts)) : null,
+          exitPrice: t.sold_contracts > 0 ? Math.min(1, round6(t.sold_usd / t.sold_contracts)) : null,
           status: exited ? "exited" as const : t.sold_contracts > 0 ? "reduced" as const : "holding" as const,
           lastTradeAt: isoOf(t.last_ms),
         }
