@@ -5,8 +5,9 @@
 // records are the MCP tools, as the spec's table maps them (a tool's result is the v1 body; get_trader
 // takes `platform` and `traderId`); the registry lists the v2 records as `restOnly`.
 // GET /v1/traders/{platform}/{traderId} takes the trader's ref in two segments.
-import { Schema } from "effect"
+import { Effect, Schema } from "effect"
 import { Platform } from "../domain/enums.js"
+import { Validation } from "../domain/errors.js"
 import { STRICT } from "../domain/limits.js"
 import { getMarket } from "./markets.js"
 import { alsoAt, operation } from "./operation.js"
@@ -27,5 +28,8 @@ export const getTraderV1 = operation({
   input: Schema.Struct({ platform: Platform, traderId: TraderId, include: GetTraderInput.fields.include }).annotations(STRICT),
   output: getTrader.output,
   run: (input, ctx) =>
-    getTrader.run({ ref: canonicalTraderRef(`${input.platform}:${input.traderId}`), ...(input.include === undefined ? {} : { include: input.include }) }, ctx),
+    input.platform === "venue_a" || input.platform === "venue_b"
+      ? getTrader.run({ ref: canonicalTraderRef(`${input.platform}:${input.traderId}`), ...(input.include === undefined ? {} : { include: input.include }) }, ctx)
+      // Named here, not as getTrader's `ref`: this request has a platform and a trader id, no ref.
+      : Effect.fail(new Validation({ error: `platform: only venue_a and venue_b name traders, not ${input.platform}` })),
 })

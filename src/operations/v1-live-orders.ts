@@ -6,8 +6,8 @@
 // - Bodies mirror a paper order's: place_order `{ market, outcome, usd, maxPrice? }` (a buy), sell_position
 //   `{ market, outcome, contracts (number or "all"), minPrice? }`, with the same bounds. The Idempotency-Key
 //   header (the `idempotencyKey` argument over MCP) is required: IDEMPOTENCY_KEY_REQUIRED without it.
-// - The request is checked as a real one would be, in order: the key, the body (VALIDATION naming the
-//   field), the market (NOT_FOUND; several contracts, a side it does not have, or a market that is not
+// - The request is checked in order: the body (VALIDATION naming the field; every door decodes it before
+//   the handler runs), the key, the market (NOT_FOUND; several contracts, a side it does not have, or a market that is not
 //   open: VALIDATION). Then WALLET_NOT_READY: this service connects no trading wallet or venue key to any
 //   account, so no real-money order can be placed. Nothing is placed and nothing is charged to a spend cap.
 //   The sentence points to the paper path (POST /v1/paper-orders, tool place_paper_order).
@@ -42,7 +42,7 @@ const NO_WALLET =
   "no trading wallet or venue key is connected to this account (this service connects none), so no real-money " +
   "order was placed and nothing was charged; paper orders are POST /v1/paper-orders (tool place_paper_order)"
 
-/** The checks of a live order, in the order a real one makes them; it then cannot be placed here. */
+/** The checks of a live order after its body decoded (the key, the market); it then cannot be placed here. */
 const liveOrder = (input: { readonly market: string; readonly outcome: string; readonly idempotencyKey?: string | undefined }) =>
   Effect.gen(function* () {
     if (input.idempotencyKey === undefined) {

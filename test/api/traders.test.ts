@@ -228,5 +228,8 @@ describe("the v1 paths of list_traders and get_trader", () => {
     expect((await get("/v1/traders/venue_a/nobody")).status).toBe(404)
     const platform = await get("/v1/traders/venue_z/alice")
     expect(platform.body).toMatchObject({ code: "VALIDATION", error: expect.stringContaining("platform") })
+    // A platform that names no traders is this request's `platform`, not a `ref` it does not have.
+    const unnamed = await get("/v1/traders/venue_d/alice")
+    expect(unnamed.body).toEqual({ success: false, code: "VALIDATION", error: "platform: only venue_a and venue_b name traders, not venue_d" })
   })
 })

@@ -1,5 +1,5 @@
 // place_order (POST /v1/orders) and sell_position (POST /v1/positions/sell) through the HTTP door: each
-// checks the request as a real order would (the Idempotency-Key, the body, the market), then answers
+// checks the request (the body, then the Idempotency-Key, then the market), then answers
 // WALLET_NOT_READY, since no trading wallet can be connected here; nothing is placed, the paper account
 // is untouched.
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -34,7 +34,7 @@ const buy = { market: "venue_a:L1", outcome: "yes", usd: 50 }
 const sale = { market: "venue_a:L1", outcome: "Yes", contracts: "all" }
 
 describe("place_order and sell_position", () => {
-  it("check the key, the body and the market, then answer WALLET_NOT_READY: nothing is placed", async () => {
+  it("check the body, the key and the market, then answer WALLET_NOT_READY: nothing is placed", async () => {
     for (const [path, body] of [["/v1/orders", buy], ["/v1/positions/sell", sale]] as const) {
       const refused = await send(path, body)
       expect(refused.status, path).toBe(409)
@@ -42,6 +42,10 @@ describe("place_order and sell_position", () => {
       const noKey = await send(path, body, null)
       expect(noKey.status).toBe(400)
       expect(noKey.body.code).toBe("IDEMPOTENCY_KEY_REQUIRED")
+      // The body is decoded first: a bad body without a key names the body's field.
+      expect((await send(path, {}, null)).body).toMatchObject({ code: "VALIDATION", error: "`market` is required" })
+      // The key before the market: an unknown market without a key is still IDEMPOTENCY_KEY_REQUIRED.
+      expect((await send(path, { ...body, market: "venue_a:NOPE" }, null)).body.code).toBe("IDEMPOTENCY_KEY_REQUIRED")
       expect((await send(path, body, "x".repeat(MAX_IDEMPOTENCY_KEY))).body.code).toBe("WALLET_NOT_READY")
       expect((await send(path, body, "x".repeat(MAX_IDEMPOTENCY_KEY + 1))).body).toMatchObject({ code: "VALIDATION", error: expect.stringContaining("Idempotency-Key") })
       expect((await send(path, { ...body, market: "venue_a:NOPE" })).body.code).toBe("NOT_FOUND")
