@@ -12,14 +12,15 @@ import { MAX_MARKET_Q_LENGTH, PageLimit } from "../domain/limits.js"
 import { MarketListRow } from "../domain/market.js"
 import { followedVenues } from "../domain/v1.js"
 import { Intel } from "../intel/live.js"
-import { SearchText } from "./filters.js"
+import { SearchText, wordsOf } from "./filters.js"
 import { marketRowsOf } from "./markets.js"
 import { operation } from "./operation.js"
 import { DEFAULT_LIMIT, Limit } from "./paging.js"
 import { Repeatable } from "./params.js"
 
 export const V1MarketSearchInput = Schema.Struct({
-  q: SearchText("q", MAX_MARKET_Q_LENGTH),
+  // Required and not blank: an empty q would answer the whole browse list as if it were a search.
+  q: SearchText("q", MAX_MARKET_Q_LENGTH).pipe(Schema.filter((q) => wordsOf(q).length > 0, { message: () => "q must hold at least one word" })),
   platform: Schema.optional(Repeatable("platform", Platform)),
   limit: Schema.optionalWith(Limit, { default: () => DEFAULT_LIMIT }),
 })

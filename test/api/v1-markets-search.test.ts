@@ -42,6 +42,8 @@ describe("GET /v1/markets/search", () => {
   it("refuses bad parameters with VALIDATION naming them", async () => {
     for (const [query, message] of [
       ["", "`q` is required"],
+      ["?q=", "q must hold at least one word"],
+      ["?q=%20%20", "q must hold at least one word"],
       [`?q=${"x".repeat(201)}`, "q"],
       ["?q=a&limit=0", "limit must be an integer from 1 to 200"],
       ["?q=a&limit=201", "limit must be an integer from 1 to 200"],
