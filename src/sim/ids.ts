@@ -1,8 +1,25 @@
 // Venue-native identifiers for simulated listings: Polymarket condition ids, token ids and slugs,
 // Polymarket US slugs, Kalshi event and market tickers. All drawn from the model's generator or
 // derived from names and simulated times, never from the wall clock.
+import { createHash } from "node:crypto"
 import type { Venue } from "../domain/enums.js"
 import type { Rng } from "./random.js"
+
+/**
+ * The key of one simulated world: its seed and its start. Each start of the simulator makes a new world
+ * from the same seed; the ids it draws at random are keyed by the world, so a later start never hands an
+ * earlier world's id (stored by a service that followed it) to a different market or trade.
+ */
+export const worldKey = (seed: number, start: number): string => `${seed}:${start}`
+
+const keyedHex = (world: string, drawn: string): string => createHash("sha256").update(`${world}|${drawn}`).digest("hex")
+
+/** A 32-bit salt of the world: the generator's draw mixed with the world's key. */
+export const worldSalt = (drawn: number, world: string): number => (drawn ^ Number.parseInt(keyedHex(world, "salt").slice(0, 8), 16)) >>> 0
+
+/** Decimal digits of the world's hash of a draw (`n` of them, at most 77). */
+const keyedDigits = (world: string, drawn: string, n: number): string =>
+  BigInt(`0x${keyedHex(world, drawn)}`).toString().padStart(78, "0").slice(-n)
 
 export const slugify = (text: string): string =>
   text.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 60).replace(/-+$/g, "")
@@ -33,7 +50,13 @@ export class IdBook {
   }
 }
 
-export const conditionId = (rng: Rng): string => `0x${rng.hex(64)}`
+export const conditionId = (rng: Rng, world: string): string => `0x${keyedHex(world, rng.hex(64))}`
+
+/** A numeric id of `n` digits (no leading zero), drawn and keyed by the world. */
+export const numericId = (rng: Rng, world: string, n: number): string => {
+  const digits = keyedDigits(world, rng.digits(n), n)
+  return digits.startsWith("0") ? `1${digits.slice(1)}` : digits
+}
 
 /** splitmix32 finaliser: a bijection on 32-bit words, so distinct inputs give distinct words. */
 const mix = (x: number): number => {
@@ -59,7 +82,11 @@ export const tradeIdOf = (seq: number, salt: number): string => {
 }
 export const txHashOf = (seq: number, salt: number): string => `0x${derivedHex(seq, salt ^ 0x5bd1e995, 8)}`
 /** Polymarket outcome token id: a uint256 as a decimal string (75 to 78 digits in the wild). */
-export const tokenId = (rng: Rng): string => rng.digits(rng.int(76, 77))
+export const tokenId = (rng: Rng, world: string): string => {
+  const n = rng.int(76, 77)
+  const digits = keyedDigits(world, rng.digits(n), n)
+  return digits.startsWith("0") ? `1${digits.slice(1)}` : digits
+}
 
 /** An upper-case ticker fragment from a name: "Man City" → "MANCIT". */
 export const tickerPart = (text: string): string => {

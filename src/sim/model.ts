@@ -7,7 +7,7 @@
 import { KINDS, VENUES, namesTraders, type Kind, type Venue } from "../domain/enums.js"
 import { applyTarget, bestAsk, bestBid, levelsOf, makerQuote, walk, type Book, type LevelChange } from "./book.js"
 import { kindWeight, planMarket, SERIES, venuesOf, type MarketPlan, type SeriesSpec } from "./catalog.js"
-import { conditionId, IdBook, isoDay, kalshiDate, slugify, tickerPart, tokenId } from "./ids.js"
+import { conditionId, IdBook, isoDay, kalshiDate, numericId, slugify, tickerPart, tokenId, worldKey, worldSalt } from "./ids.js"
 import { Rng } from "./random.js"
 import { drawTraders, type SimTrader } from "./traders.js"
 import type { ModelEvent, SimContract, SimGroup, SimOutcome, SimTrade, Top } from "./types.js"
@@ -70,12 +70,15 @@ export class SimModel {
   private readonly centers = new Map<string, number>()
   private tradeSeq = 0
   private readonly salt: number
+  /** `worldKey`: what the ids drawn at random are keyed by. */
+  private readonly world: string
 
   constructor(options: ModelOptions) {
     this.rng = new Rng(options.seed)
     this.start = options.start
     this.liveStepMs = options.stepMs ?? 250
-    this.salt = this.rng.uint32()
+    this.world = worldKey(options.seed, options.start)
+    this.salt = worldSalt(this.rng.uint32(), this.world)
     this.traders = drawTraders(this.rng)
     this.traderWeights = new Map(
       VENUES.map((v) => {
@@ -182,7 +185,7 @@ export class SimModel {
     const title = plan.eventTitle ?? plan.contracts[0]?.title ?? plan.kind
     const kalshi = venue === "venue_a" || venue === "venue_d"
     const windowCode = series !== null && series.periodMs < DAY
-    const eventId = venue === "venue_b" ? rng.digits(6)
+    const eventId = venue === "venue_b" ? this.ids.unique(venue, `event:${numericId(rng, this.world, 6)}`, "").slice(6)
       : venue === "venue_b_us" ? this.ids.unique(venue, `${series?.id ?? slugify(title)}-${isoDay(closesAt)}`)
       : this.ids.unique(venue, `${series?.id ?? `KX${plan.code}`}-${kalshiDate(closesAt, windowCode)}`, "")
     const eventSlug = venue === "venue_b"
@@ -200,12 +203,12 @@ export class SimModel {
       let slug: string
       let outcomes: readonly [SimOutcome, SimOutcome]
       if (venue === "venue_b") {
-        id = conditionId(rng)
-        marketId = rng.digits(6)
+        id = conditionId(rng, this.world)
+        marketId = numericId(rng, this.world, 6)
         slug = multi ? this.ids.unique(venue, slugify(spec.title)) : eventSlug
         outcomes = [
-          { id: tokenId(rng), name: spec.names[0], label: spec.names[0] },
-          { id: tokenId(rng), name: spec.names[1], label: spec.names[1] },
+          { id: tokenId(rng, this.world), name: spec.names[0], label: spec.names[0] },
+          { id: tokenId(rng, this.world), name: spec.names[1], label: spec.names[1] },
         ]
       } else if (venue === "venue_b_us") {
         id = multi ? this.ids.unique(venue, `${slugify(spec.title)}-${isoDay(closesAt)}`) : eventId

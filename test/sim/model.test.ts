@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest"
 import { CATEGORIES, KINDS, VENUES } from "../../src/domain/enums.js"
 import { encode } from "../../src/sim/encode.js"
 import { historyRequest } from "../../src/sim/history.js"
+import { tradeIdOf } from "../../src/sim/ids.js"
 import { SimModel } from "../../src/sim/model.js"
 
 const START = Date.UTC(2026, 2, 1, 12)
@@ -31,6 +32,30 @@ describe("sim model", () => {
     expect(a.history.join("\n")).toBe(b.history.join("\n"))
     expect(c.frames.join("\n")).not.toBe(a.frames.join("\n"))
     expect(c.history.join("\n")).not.toBe(a.history.join("\n"))
+  })
+
+  it("a world started at another time (a restart) shares no random id with the first: contracts, sides, events, trades", () => {
+    const ids = (start: number) => {
+      const m = new SimModel({ seed: 11, start, historyDays: 1 })
+      const venueB = [...m.contracts.values()].filter((c) => c.venue === "venue_b")
+      const trades = [...m.history.allTrades()].map(({ trade }) => tradeIdOf(trade.seq, trade.salt))
+      return {
+        contracts: venueB.map((c) => c.id), markets: venueB.map((c) => c.marketId), events: venueB.map((c) => c.eventId),
+        tokens: venueB.flatMap((c) => c.outcomes.map((o) => o.id)), trades,
+      }
+    }
+    const first = ids(START)
+    const again = ids(START)
+    const later = ids(START + 19 * 60_000)
+    expect(again).toEqual(first) // the same world
+    expect(first.contracts.length).toBeGreaterThan(20)
+    expect(first.trades.length).toBeGreaterThan(100)
+    for (const key of ["contracts", "tokens", "trades"] as const) {
+      const seen = new Set(first[key])
+      expect(later[key].filter((id) => seen.has(id)), key).toEqual([])
+    }
+    for (const id of [...first.contracts, ...first.tokens]) expect(id).toMatch(/^(0x[0-9a-f]{64}|[1-9]\d{75,76})$/)
+    for (const id of first.markets) expect(id).toMatch(/^[1-9]\d{5}$/)
   })
 
   const model = new SimModel({ seed: 42, start: START, historyDays: 10 })
