@@ -62,7 +62,13 @@ describe("walkBuy", () => {
     expect(walkBuy(levels([0.5, 10]), { usd: 0.004 }, FREE)._tag).toBe("NothingFills")
     // One step at 0.5 is 0.005 plus a one-cent Kalshi fee.
     expect(walkBuy(levels([0.5, 10]), { usd: 0.01 }, KALSHI)._tag).toBe("NothingFills")
-    expect(walkBuy(levels([0.5, 10]), { usd: 0.015 }, KALSHI)).toMatchObject({ contracts: 0.01, cost: 0.015 })
+    // 0.015 would buy it, at 1.5 a contract: more than a contract pays, so nothing fills.
+    expect(walkBuy(levels([0.5, 10]), { usd: 0.015 }, KALSHI)).toEqual({
+      _tag: "NothingFills",
+      reason: "nothing fills: usd 0.015 buys 0.01 contracts at 1.5 each with the fee, more than the $1 a contract pays (a larger usd spreads the fee)",
+    })
+    // A larger buy spreads the fee: 1.94 contracts for 0.97 plus a 0.04 fee, 0.520619 each.
+    expect(walkBuy(levels([0.5, 10]), { usd: 1.01 }, KALSHI)).toMatchObject({ contracts: 1.94, cost: 1.01, avgPrice: 0.520619 })
   })
 
   it("venue_b uses the market's own fee rate; none is fee-free", () => {
@@ -75,10 +81,13 @@ describe("walkBuy", () => {
     expect(withRate.cost).toBeLessThanOrEqual(100)
   })
 
-  it("keeps avgPrice within 0..1 when a tiny fee-rounded buy would pass 1", () => {
-    const fill = walkBuy(levels([0.995, 1]), { usd: 2 }, KALSHI)
+  it("fills nothing that would cost more than $1 a contract with the fee; exactly $1 fills", () => {
+    // One contract at 0.995 with a one-cent fee is 1.005.
+    expect(walkBuy(levels([0.995, 1]), { usd: 2 }, KALSHI)._tag).toBe("NothingFills")
+    // At 0.99 it is 1.00: avgPrice 1, and cost is contracts × avgPrice.
+    const fill = walkBuy(levels([0.99, 1]), { usd: 2 }, KALSHI)
     if (fill._tag !== "Filled") throw new Error("expected a fill")
-    expect(fill.avgPrice).toBeLessThanOrEqual(1)
+    expect(fill).toMatchObject({ contracts: 1, avgPrice: 1, cost: 1 })
     expect(fill.cost).toBe(fill.gross + fill.fee)
   })
 
@@ -167,8 +176,11 @@ describe("walkBuy search", () => {
           const depthSteps = Math.floor(asks.reduce((n, a) => n + a.size, 0) * 100 + 1e-9)
           let steps = 0
           while (steps < depthSteps && totalOf(asks, steps + 1, schedule) <= microOf(usd) * 1_000_000n) steps++
+          // What fits, unless it would cost more than $1 a contract (then nothing fills).
+          const dear = steps > 0 && totalOf(asks, steps, schedule) > BigInt(steps) * 10_000n * 1_000_000n
           const fill = walkBuy(asks, { usd }, schedule)
-          expect(fill._tag === "Filled" ? Math.round(fill.contracts * 100) : 0).toBe(steps)
+          expect(fill._tag === "Filled" ? Math.round(fill.contracts * 100) : 0).toBe(dear ? 0 : steps)
+          if (fill._tag === "Filled") expect(fill.avgPrice).toBeLessThanOrEqual(1)
         }
       }
     }

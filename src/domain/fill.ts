@@ -21,8 +21,10 @@
 //   levels (p × (1 − p) is concave). On a sale it never exceeds the proceeds before fee (a tiny sale
 //   cannot owe money).
 // - `cost`: buy = Σ price × size + fee; sale = Σ price × size − fee (the proceeds).
-// - `avgPrice` = cost / contracts to 6 decimals, kept within 0..1 (a 1-contract buy at 0.995 with a
-//   one-cent fee would be 1.005; it shows 1, and `cost` stays exact).
+// - `avgPrice` = cost / contracts to 6 decimals. A buy whose cost would pass $1 a contract (a fee rounded
+//   up to the cent on a tiny buy: 0.01 contracts at 0.87 cost 0.0187) is NothingFills, not filled: no
+//   contract pays more than $1. Until stop 23 such a buy filled with `avgPrice` shown as 1, so the
+//   position's `cost` was not contracts × entryPrice.
 // - A sale takes the contracts asked for to 6 decimals; the rest the bids inside the limit cannot take is
 //   `unfilledContracts`. A buy's `unfilledContracts` is 0 when the budget ran out; when the book inside
 //   the limit ran out first it is the unspent dollars at the limit price (or, without a limit, the
@@ -63,7 +65,7 @@ export interface Fill {
   readonly action: "buy" | "sell"
   /** Filled. */
   readonly contracts: number
-  /** cost / contracts, fee folded in, 0..1. */
+  /** cost / contracts, fee folded in, 0..1 (a buy past $1 a contract does not fill). */
   readonly avgPrice: number
   /** Σ price × size / contracts, before fee. */
   readonly priceBeforeFee: number
@@ -163,7 +165,7 @@ const filled = (
     _tag: "Filled",
     action,
     contracts: toNumber(contracts, 6),
-    avgPrice: Math.min(1, Math.max(0, toNumber(avgMicro, 6))),
+    avgPrice: Math.max(0, toNumber(avgMicro, 6)),
     priceBeforeFee: toNumber((gross * 2n + contracts) / (contracts * 2n), 6),
     gross: toNumber(gross, 12),
     fee: toNumber(fee, 12),
@@ -263,6 +265,14 @@ export const walkBuy = (asks: ReadonlyArray<FillLevel>, order: Omit<BuyOrder, "a
   }
   const { gross, taken } = take(levels, contracts)
   const fee = fee12(schedule, taken)
+  if (gross + fee > contracts * M) {
+    // A fee rounded up to the cent on a tiny buy: each contract would cost more than the $1 it can pay.
+    const each = toNumber((gross + fee + contracts - 1n) / contracts, 6)
+    return {
+      _tag: "NothingFills",
+      reason: `nothing fills: usd ${order.usd} buys ${toNumber(contracts, 6)} contracts at ${each} each with the fee, more than the $1 a contract pays (a larger usd spreads the fee)`,
+    }
+  }
   const unspent = budget - gross - fee
   // The book inside the limit ran out (rather than the budget) when not one more step would fit anyway.
   const bookRanOut = lo === maxSteps

@@ -84,6 +84,23 @@ describe("POST /v2/paper-orders: buys", () => {
     expect(await countOrders("acct_alice")).toBe(before)
   })
 
+  it("refuses a buy the fee would make cost more than $1 a contract, and records nothing", async () => {
+    const ref = market("B3b", { asks: [[0.87, 10]] })
+    const before = await countOrders("acct_alice")
+    const res = await order("alice", { market: ref, outcome: "yes", action: "buy", usd: 0.02 }, "tiny-1")
+    expect(res.status).toBe(400)
+    expect(res.body).toEqual({
+      success: false, code: "VALIDATION",
+      error: "nothing fills: usd 0.02 buys 0.01 contracts at 1.87 each with the fee, more than the $1 a contract pays (a larger usd spreads the fee)",
+    })
+    expect(await countOrders("acct_alice")).toBe(before)
+    // The key was not consumed: a larger buy with it fills, at under $1 a contract.
+    const fills = await order("alice", { market: ref, outcome: "yes", action: "buy", usd: 2 }, "tiny-1")
+    expect(fills.status).toBe(201)
+    expect(fills.body.data.avgPrice).toBeLessThanOrEqual(1)
+    expect(fills.body.data.cost).toBeCloseTo(fills.body.data.contracts * fills.body.data.avgPrice, 4)
+  })
+
   it("takes the outcome by name, label, yes or no, case-insensitively; anything else is VALIDATION", async () => {
     const ref = market("B4", { asks: [[0.5, 1000]] }, ["Astros", "Rangers"])
     expect((await order("alice", { market: ref, outcome: "ASTROS", action: "buy", usd: 1 })).body.data?.outcome).toBe("Yes")
