@@ -97,6 +97,12 @@ describe("walkBuy", () => {
 })
 
 describe("walkSell", () => {
+  it("says a sale too small for 6 decimals is 0 contracts, not that there are no bids", () => {
+    expect(walkSell(levels([0.6, 5]), { contracts: 0.0000001 }, KALSHI)).toEqual({
+      _tag: "NothingFills", reason: "nothing fills: contracts 1e-7 is 0 at the 6 decimals a sale is counted in",
+    })
+  })
+
   it("sells into bids best first, proceeds net of the fee", () => {
     const fill = walkSell(levels([0.6, 5], [0.55, 10]), { contracts: 8 }, KALSHI)
     if (fill._tag !== "Filled") throw new Error("expected a fill")

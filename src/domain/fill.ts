@@ -290,7 +290,8 @@ export const walkSell = (bids: ReadonlyArray<FillLevel>, order: Omit<SellOrder, 
   const limit = order.minPrice === undefined ? 0n : micro(order.minPrice)
   const levels = usable(bids, (price) => price >= limit)
   const wanted = micro(order.contracts)
-  if (levels.length === 0 || wanted <= 0n) {
+  if (wanted <= 0n) return { _tag: "NothingFills", reason: `nothing fills: contracts ${order.contracts} is 0 at the 6 decimals a sale is counted in` }
+  if (levels.length === 0) {
     return { _tag: "NothingFills", reason: `nothing fills: no bids${limitText(order.minPrice, "at or above minPrice")}` }
   }
   const { gross, taken } = take(levels, wanted)
