@@ -6,16 +6,16 @@
 import { HttpApiMiddleware, HttpApiSecurity, HttpServerRequest } from "@effect/platform"
 import { Context, Effect, Layer, Option, Schema } from "effect"
 import type { Scope } from "../domain/enums.js"
-import { QuotaExceeded, ScopeRequired, Unauthorized } from "../domain/errors.js"
+import { QuotaExceeded, ScopeRequired, Unauthorized, Validation } from "../domain/errors.js"
 import type { Principal } from "../domain/principal.js"
 import { chargeRequestWith, currentWindow } from "../operations/rate-limit.js"
 import { Counters } from "../store/counters.js"
 import { Keys } from "../store/keys.js"
-import { currentMeter } from "./meter.js"
+import { currentMeter, refuseInput } from "./meter.js"
 
 export class CurrentPrincipal extends Context.Tag("whalewatch/http/CurrentPrincipal")<CurrentPrincipal, Principal>() {}
 
-const AuthFailure = Schema.Union(Unauthorized, ScopeRequired, QuotaExceeded)
+const AuthFailure = Schema.Union(Unauthorized, ScopeRequired, QuotaExceeded, Validation)
 
 export class RequireRead extends HttpApiMiddleware.Tag<RequireRead>()("whalewatch/http/RequireRead", {
   failure: AuthFailure,
@@ -85,11 +85,14 @@ export const authenticate = (keys: Keys["Type"], counters: Counters["Type"]) =>
     return principal
   })
 
+/** A route's key check: `authenticate`, the route's scope, then what was wrong with the request's text. */
 const authorize = (scope: Scope, keys: Keys["Type"], counters: Counters["Type"]) =>
-  Effect.flatMap(authenticate(keys, counters), (principal) =>
-    principal.scopes.includes(scope)
-      ? Effect.succeed(principal)
-      : Effect.fail(new ScopeRequired({ error: scopeSentence(scope) })))
+  Effect.gen(function* () {
+    const principal = yield* authenticate(keys, counters)
+    if (!principal.scopes.includes(scope)) return yield* new ScopeRequired({ error: scopeSentence(scope) })
+    yield* refuseInput(yield* currentMeter)
+    return principal
+  })
 
 /** The sentence of a key without the scope an operation needs, the same at both doors. */
 export const scopeSentence = (scope: Scope): string => `This operation needs a key with the \`${scope}\` scope`

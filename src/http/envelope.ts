@@ -195,13 +195,22 @@ export const envelopeMiddleware = (app: HttpApp.Default): HttpApp.Default =>
     const request = yield* HttpServerRequest.HttpServerRequest
     const meter = newMeter()
     const inUrl = urlTextProblem(request.url)
-    const refused = keyInUrl(request) ?? (inUrl === undefined ? undefined : new Validation({ error: inUrl })) ?? (yield* bodyProblem(request))
+    // A key in the URL is refused first, before anything reads it. Text no store can hold, or a body that is
+    // not JSON, is answered after the key is checked and the request counted (the routes' `authorize`, the
+    // MCP door), so it carries the rate headers; a request that reaches no key check answers it here.
+    meter.refused = (inUrl === undefined ? undefined : new Validation({ error: inUrl })) ?? (yield* bodyProblem(request))
+    const refused = keyInUrl(request)
     const response = yield* (refused === undefined ? app : Effect.fail(refused)).pipe(
       Effect.locally(RequestMeter, meter),
+      Effect.flatMap((ok) => (meter.refused !== undefined && meter.principal === undefined ? Effect.fail(meter.refused) : Effect.succeed(ok))),
       Effect.catchAllCause((cause) => {
         // A client that went away: nothing to answer.
         if (Cause.isInterruptedOnly(cause)) return Effect.interrupt
-        const { error, defect } = classify(cause, request)
+        const classified = classify(cause, request)
+        // No route matched (a path the router could not read, e.g. one with a NUL): the input problem says more.
+        const { error, defect } = classified.error._tag === "NOT_FOUND" && meter.principal === undefined && meter.refused !== undefined
+          ? { error: meter.refused, defect: false }
+          : classified
         const logged = defect
           ? Effect.logError(`${request.method} ${request.url.split("?")[0]} failed`, cause)
           : Effect.void

@@ -2,6 +2,7 @@
 // operation asked for. Created by the envelope middleware for each request, filled by the auth
 // middleware and the operation's context, and written onto the response (success or error).
 import { Effect, FiberRef } from "effect"
+import type { Validation } from "../domain/errors.js"
 import type { Principal } from "../domain/principal.js"
 import type { OperationContext } from "../operations/operation.js"
 import { chargeExtra, type RateState, type RateWindow } from "../operations/rate-limit.js"
@@ -12,7 +13,18 @@ export interface Meter {
   window: RateWindow | undefined
   rate: RateState | undefined
   readonly headers: Map<string, string>
+  /**
+   * What the envelope middleware found wrong with the request's text (the path, query or body) before any
+   * route read it. Answered once the key is checked and the request counted (`refuseInput`), so a bad
+   * request is counted and carries the rate headers like any other; a request that never reaches a key
+   * check (no route) gets it straight away.
+   */
+  refused: Validation | undefined
 }
+
+/** Fails with the request's input problem, if the envelope middleware found one. */
+export const refuseInput = (meter: Meter): Effect.Effect<void, Validation> =>
+  meter.refused === undefined ? Effect.void : Effect.fail(meter.refused)
 
 /**
  * The running request's meter. A FiberRef, set with `Effect.locally` by the envelope middleware: providing
@@ -20,7 +32,7 @@ export interface Meter {
  */
 export const RequestMeter: FiberRef.FiberRef<Meter | undefined> = FiberRef.unsafeMake<Meter | undefined>(undefined)
 
-export const newMeter = (): Meter => ({ principal: undefined, window: undefined, rate: undefined, headers: new Map() })
+export const newMeter = (): Meter => ({ principal: undefined, window: undefined, rate: undefined, headers: new Map(), refused: undefined })
 
 /** The meter of the running request; its absence is a wiring bug. */
 export const currentMeter: Effect.Effect<Meter> = Effect.flatMap(

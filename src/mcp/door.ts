@@ -27,7 +27,7 @@ import type { Principal } from "../domain/principal.js"
 import { authenticate, scopeSentence } from "../http/auth.js"
 import { inputTextProblem } from "../http/input-text.js"
 import { classify, decodeSentence, errorResponse, isMcpRequest, MCP_PATH, successSchema, wrapSuccess } from "../http/envelope.js"
-import { currentMeter, operationContext } from "../http/meter.js"
+import { currentMeter, operationContext, refuseInput } from "../http/meter.js"
 import { type AnyOperation, inputSchema, type OperationContext, type OperationsContext } from "../operations/operation.js"
 import { Counters } from "../store/counters.js"
 import { Keys } from "../store/keys.js"
@@ -224,8 +224,10 @@ export const mcpMiddleware = <Ops extends ReadonlyArray<AnyOperation>>(operation
     const serve = Effect.gen(function* () {
       const request = yield* HttpServerRequest.HttpServerRequest
       const principal = yield* authenticate(keys, counters)
+      const meter = yield* currentMeter
+      yield* refuseInput(meter) // text no store can hold in the URL, found before the key was checked
       if (request.method !== "POST") return methodNotAllowed
-      const ctx = operationContext(yield* currentMeter, principal, counters)
+      const ctx = operationContext(meter, principal, counters)
       // The body is read here (the SDK gets it back as a web Request) so a call the SDK would answer with an
       // internal error and a schema dump (arguments not an object, no tool name) or with nothing (an empty
       // batch) gets JSON-RPC's own invalid request or params error instead.

@@ -19,6 +19,7 @@ const keys = memoryKeys({
   full: aPrincipal(),
   reader: aPrincipal({ scopes: ["read"] }),
   lapsed: aPrincipal({ subscriptionActive: false }),
+  counted: aPrincipal({ keyId: "key_counted" }),
 })
 
 beforeAll(async () => {
@@ -176,6 +177,28 @@ describe("validation", () => {
     const path = await get("/v2/test-things/1%00")
     expectError(path, 400, "VALIDATION")
     expect(path.body.error).toBe("The path must not hold a NUL character or an unpaired UTF-16 surrogate")
+  })
+
+  it("input refused before any route reads it is answered after the key check: counted, with rate headers; no key is 401", async () => {
+    const refusals = [
+      () => call(server.url, "/v2/test-rows?color=a%00b", { token: "counted" }),
+      () => call(server.url, "/v2/test-things", { token: "counted", method: "POST", rawBody: '{"label":"a\\u0000b"}' }),
+      () => call(server.url, "/v2/test-things", { token: "counted", method: "POST", rawBody: "label=x", headers: { "content-type": "application/x-www-form-urlencoded" } }),
+      () => call(server.url, "/v2/test-things/1%00", { token: "counted" }),
+    ]
+    let remaining = 120
+    for (const refuse of refusals) {
+      const a = await refuse()
+      expectError(a, 400, "VALIDATION")
+      expect(a.headers.get("x-ratelimit-limit")).toBe("120")
+      expect(Number(a.headers.get("x-ratelimit-remaining"))).toBe(--remaining)
+    }
+    // Without a key the key is what is wrong.
+    const anonymous = await call(server.url, "/v2/test-rows?color=a%00b", { token: null })
+    expectError(anonymous, 401, "UNAUTHORIZED")
+    // A path no route matches, and a route without a key check, still answer the input problem.
+    expectError(await call(server.url, "/v2/no-such-route%00", { token: null }), 400, "VALIDATION")
+    expectError(await call(server.url, "/healthz?x=a%00b", { token: null }), 400, "VALIDATION")
   })
 
   it("a `__proto__` query parameter or field is unknown, and a raw `;` in the path is refused (neither reaches an operation)", async () => {
