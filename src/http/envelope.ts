@@ -202,7 +202,9 @@ export const envelopeMiddleware = (app: HttpApp.Default): HttpApp.Default =>
     const refused = keyInUrl(request)
     const response = yield* (refused === undefined ? app : Effect.fail(refused)).pipe(
       Effect.locally(RequestMeter, meter),
-      Effect.flatMap((ok) => (meter.refused !== undefined && meter.principal === undefined ? Effect.fail(meter.refused) : Effect.succeed(ok))),
+      // A success no key check came before (a route without one, e.g. /healthz) still answers the input
+      // problem; an error a door rendered itself (the stream's or MCP's 401) stands.
+      Effect.flatMap((ok) => (meter.refused !== undefined && meter.principal === undefined && ok.status < 400 ? Effect.fail(meter.refused) : Effect.succeed(ok))),
       Effect.catchAllCause((cause) => {
         // A client that went away: nothing to answer.
         if (Cause.isInterruptedOnly(cause)) return Effect.interrupt

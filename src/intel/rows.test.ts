@@ -1,6 +1,7 @@
 // Output rows round what float arithmetic leaves: a settled trade's profit is given to 6 decimals.
 import { describe, expect, it } from "vitest"
 import type { StoredTrade } from "./pipeline.js"
+import { whaleEventOf } from "../operations/v1-events.js"
 import { tradeRowOf } from "./rows.js"
 
 const stored = (fields: Partial<StoredTrade>): StoredTrade => ({
@@ -17,5 +18,14 @@ describe("trade row", () => {
     const won = tradeRowOf(stored({ result: "win", profit: (20_000 * 0.7) / 0.3, settledAt: Date.UTC(2026, 0, 16) }))
     expect(won.profit).toBe(46_666.666667)
     expect(tradeRowOf(stored({ result: "loss", profit: -20_000, settledAt: Date.UTC(2026, 0, 16) })).profit).toBe(-20_000)
+  })
+})
+
+describe("v1 whale event", () => {
+  it("gives pnlUsd as the trade row's profit, rounded the same", () => {
+    const won = stored({ result: "win", profit: (20_000 * 0.7) / 0.3, settledAt: Date.UTC(2026, 0, 16) })
+    const event = whaleEventOf({ _tag: "ContractSides", info: () => null }, won)
+    expect(event.pnlUsd).toBe(46_666.666667)
+    expect(event.pnlUsd).toBe(tradeRowOf(won).profit)
   })
 })

@@ -29,6 +29,7 @@ import { DAY_MS } from "../intel/config.js"
 import { Intel, type IntelService } from "../intel/live.js"
 import type { StoredTrade } from "../intel/pipeline.js"
 import { isoOf } from "../intel/rows.js"
+import { round6 } from "../numbers.js"
 import type { TradeQuery } from "../intel/trade-index.js"
 import { operation } from "./operation.js"
 
@@ -63,7 +64,7 @@ export const whaleEventOf = (sides: ContractSides, t: StoredTrade): WhaleEventRo
   positionDelta: t.entry ?? "unknown",
   detectedAt: isoOf(t.time),
   resolution: t.result === "open" ? null : t.result,
-  pnlUsd: t.profit,
+  pnlUsd: t.profit === null ? null : round6(t.profit), // the trade row's `profit`, rounded as it is
 })
 
 /**

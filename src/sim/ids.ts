@@ -52,6 +52,12 @@ export class IdBook {
 
 export const conditionId = (rng: Rng, world: string): string => `0x${keyedHex(world, rng.hex(64))}`
 
+/** A version-4-shaped uuid, drawn and keyed by the world. */
+export const uuidId = (rng: Rng, world: string): string => {
+  const h = keyedHex(world, rng.uuid())
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-a${h.slice(17, 20)}-${h.slice(20, 32)}`
+}
+
 /** A numeric id of `n` digits (no leading zero), drawn and keyed by the world. */
 export const numericId = (rng: Rng, world: string, n: number): string => {
   const digits = keyedDigits(world, rng.digits(n), n)

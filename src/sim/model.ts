@@ -7,7 +7,7 @@
 import { KINDS, VENUES, namesTraders, type Kind, type Venue } from "../domain/enums.js"
 import { applyTarget, bestAsk, bestBid, levelsOf, makerQuote, walk, type Book, type LevelChange } from "./book.js"
 import { kindWeight, planMarket, SERIES, venuesOf, type MarketPlan, type SeriesSpec } from "./catalog.js"
-import { conditionId, IdBook, isoDay, kalshiDate, numericId, slugify, tickerPart, tokenId, worldKey, worldSalt } from "./ids.js"
+import { conditionId, IdBook, isoDay, kalshiDate, numericId, slugify, tickerPart, tokenId, uuidId, worldKey, worldSalt } from "./ids.js"
 import { Rng } from "./random.js"
 import { drawTraders, type SimTrader } from "./traders.js"
 import type { ModelEvent, SimContract, SimGroup, SimOutcome, SimTrade, Top } from "./types.js"
@@ -217,7 +217,7 @@ export class SimModel {
         outcomes = [{ id: "yes", name: "Yes", label: spec.labels[0] }, { id: "no", name: "No", label: spec.labels[1] }]
       } else {
         id = this.ids.unique(venue, `${eventId}-${series !== null && !multi ? "UP" : tickerPart(spec.item)}`, "")
-        marketId = rng.uuid()
+        marketId = uuidId(rng, this.world)
         slug = id.toLowerCase()
         outcomes = [{ id: "yes", name: "Yes", label: spec.labels[0] }, { id: "no", name: "No", label: spec.labels[1] }]
       }

@@ -196,6 +196,20 @@ describe("MCP door: authentication and limits before the protocol", () => {
     // The SDK client's connect() rejects with a StreamableHTTPError whose code is the status.
     await expect(connect("nope")).rejects.toMatchObject({ code: 401, message: expect.stringContaining("UNAUTHORIZED") })
     await expect(connect(null)).rejects.toMatchObject({ code: 401 })
+    // Text no store can hold in the URL is answered after the key check: no key is still 401; with one, 400 counted.
+    const post = (token: string | null) => fetch(`${server.url}/mcp?x=a%00b`, {
+      method: "POST",
+      headers: { "content-type": "application/json", accept: "application/json, text/event-stream", ...(token === null ? {} : { authorization: `Bearer ${token}` }) },
+      body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tools/list" }),
+    })
+    const anonymous = await post(null)
+    expect(anonymous.status).toBe(401)
+    expect(anonymous.headers.get("www-authenticate")).toBe("Bearer")
+    await anonymous.arrayBuffer()
+    const keyed = await post("rw")
+    expect(keyed.status).toBe(400)
+    expect(keyed.headers.get("x-ratelimit-limit")).toBe("120")
+    expect(await keyed.json()).toEqual({ success: false, code: "VALIDATION", error: "x must not hold a NUL character or an unpaired UTF-16 surrogate" })
   })
 
   it("refuses an account with no active subscription with 403 SCOPE_REQUIRED", async () => {
