@@ -103,42 +103,56 @@ const usdText = (n: number): string => `$${Math.round(n).toLocaleString("en-US")
  * - the side with the most winning money leads (ties: more holders, then outcome name);
  * - `buy` when all hold: the side has at least twice the winning money of every other side together,
  *   its record is non-null with a win rate of at least `winning.minWinRate`, and the price now (or the
- *   holders' entry price without one) is at or below the record's `maxPrice`;
+ *   holders' entry price without one) is below the record's `maxPrice` (the upper edge of the last
+ *   profitable band: a price on it is in the band after);
+ * - on a venue that names no traders the rows are whale buys, and the reasons say so;
  * - otherwise `watch` on that side, with the reason that failed first among the reasons.
  */
 export const callOf = (rows: ReadonlyArray<PositionRowData>, config: IntelConfig = defaultIntelConfig): MarketCall | null => {
   if (rows.length === 0) return null
+  const holdersOf = (r: PositionRowData): Array<string> => [...(r.lead === null ? [] : [r.lead.ref]), ...r.others.map((h) => h.ref)]
   const holders = (r: PositionRowData): number => (r.lead === null ? 0 : 1) + r.others.length
   const best = [...rows].sort((a, b) => b.usd - a.usd || holders(b) - holders(a) || (a.outcome < b.outcome ? -1 : a.outcome > b.outcome ? 1 : 0))[0] as PositionRowData
   const other = rows.reduce((sum, r) => (r === best ? sum : sum + r.usd), 0)
-  const otherTraders = rows.reduce((sum, r) => (r === best ? sum : sum + holders(r)), 0)
+  // Traders, not holdings: one who holds several other sides counts once, and one on the leading side not at all (as `split`).
+  const mine = new Set(holdersOf(best))
+  const otherTraders = new Set(rows.flatMap((r) => (r === best ? [] : holdersOf(r))).filter((t) => !mine.has(t))).size
+  // Venues that name no traders: the rows are the last 24 hours' whale buys, with no holders to call winning.
+  const named = rows.some((r) => holders(r) > 0)
+  const money = named ? "winning money" : "whale money"
   const price = best.price ?? best.entryPrice ?? 0
   const record = best.record
   const dominant = best.usd >= 2 * other
   const backed = record !== null && record.winRate >= config.winning.minWinRate
-  const cheapEnough = record !== null && price <= record.maxPrice + 1e-9
+  // Below maxPrice: it is the upper edge of the last profitable band, and a price on it is in the next band.
+  const cheapEnough = record !== null && price < record.maxPrice - 1e-9
   const action = dominant && backed && cheapEnough ? "buy" : "watch"
   const count = holders(best)
+  const average = best.entryPrice === null ? "" : ` at an average ${best.entryPrice.toFixed(2)}`
   const reasons: Array<string> = [
-    `${count} winning trader${count === 1 ? "" : "s"} hold ${usdText(best.usd)} on ${best.outcome}` +
-      (best.entryPrice === null ? "" : ` at an average ${best.entryPrice.toFixed(2)}`),
+    named
+      ? `${count} winning trader${count === 1 ? "" : "s"} hold ${usdText(best.usd)} on ${best.outcome}${average}`
+      : `Whale buys of ${usdText(best.usd)} on ${best.outcome} in the last 24 hours${average} (the venue names no traders)`,
   ]
   if (best.lead !== null) {
     reasons.push(`Biggest holder ${best.lead.name ?? best.lead.ref}: ${usdText(best.lead.usd)}` +
       (best.lead.winRate === null ? "" : `, ${pct(best.lead.winRate)} won over ${best.lead.settled} settled bets`))
   }
-  reasons.push(other > 0 ? `Other sides: ${usdText(other)}${otherTraders > 0 ? ` from ${otherTraders} winning trader${otherTraders === 1 ? "" : "s"}` : ""}` : "No winning money on the other side")
+  reasons.push(other > 0
+    ? `Other sides: ${usdText(other)}${otherTraders > 0 ? ` from ${otherTraders} winning trader${otherTraders === 1 ? "" : "s"}` : ""}`
+    : `No ${money} on the other side`)
   reasons.push(record === null
     ? "Too few settled similar bets at this price to measure"
     : `Similar bets at this price: ${pct(record.winRate)} won over ${record.settled} settled; worth buying up to ${record.maxPrice.toFixed(2)}`)
-  const why = !dominant ? "winning money is split" : !backed ? "the record of similar bets is not strong enough" : "the price is above what the record supports"
+  const why = !dominant ? `${money} is split` : !backed ? "the record of similar bets is not strong enough" : "the price is above what the record supports"
+  const who = named ? "Winning traders" : "Whale buyers"
   return {
     outcome: best.outcome,
     action,
     headline: action === "buy" ? `Buy ${best.outcome} up to ${(record as PositionRecord).maxPrice.toFixed(2)}` : `Watch ${best.outcome}`,
     detail: action === "buy"
-      ? `Winning traders back ${best.outcome} and similar bets at ${price.toFixed(2)} have paid.`
-      : `Winning traders lean ${best.outcome}, but ${why}.`,
+      ? `${who} back ${best.outcome} and similar bets at ${price.toFixed(2)} have paid.`
+      : `${who} lean ${best.outcome}, but ${why}.`,
     price: Math.round(Math.min(1, Math.max(0, price)) * 1e4) / 1e4,
     maxPrice: record?.maxPrice ?? null,
     reasons: reasons.slice(0, 4),
