@@ -101,10 +101,7 @@ const sim: Command = (args) =>
 
 /** `whalewatch record --venue V --out F.jsonl [--seconds N] [--url ws://host:port]`. */
 const record: Command = (args) =>
-  Effect.flatMap(
-    Effect.promise(() => import("./feeds/record.js").then((module) => module.recordCommand(args))),
-    (code) => Effect.sync(() => { process.exitCode = code }),
-  )
+  Effect.flatMap(Effect.promise(() => import("./feeds/record.js")), (module) => module.recordCommand(args))
 
 const USAGE = [
   "usage: whalewatch <command>",
@@ -124,9 +121,16 @@ const commands: Record<string, Command> = { serve, key, sim, record, help }
 
 const HELP_FLAGS: ReadonlySet<string> = new Set(["help", "--help", "-h"])
 
+/** Options whose next argument is their value (so `--account help` names an account, not a help request). */
+const VALUE_OPTIONS: ReadonlySet<string> = new Set(["--scopes", "--account"])
+
 const [name = "serve", ...rest] = process.argv.slice(2)
-// `whalewatch --help`, and `whalewatch <command> --help` for every command but record (which prints its own).
-const asksHelp = HELP_FLAGS.has(name) || (name !== "record" && rest.some((arg) => HELP_FLAGS.has(arg)))
+// `whalewatch --help`, `whalewatch <command> --help` (or -h) for every command but record (which prints its
+// own), and `whalewatch key help`; never an option's value or a positional argument such as a key id.
+const asksHelp = HELP_FLAGS.has(name) || (name !== "record" && (
+  rest.some((arg, i) => (arg === "--help" || arg === "-h") && !VALUE_OPTIONS.has(rest[i - 1] ?? "")) ||
+  (name === "key" && rest[0] === "help")
+))
 const command = asksHelp ? help : commands[name]
 runCommand(
   command === undefined

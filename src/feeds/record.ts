@@ -6,7 +6,9 @@
 // reached makes the exit code 1.
 // The command only wires the client to a file; it decodes nothing itself (decoded counts are shown
 // at the end, from the client's own counters).
-import { createWriteStream, type WriteStream } from "node:fs"
+import { closeSync, createWriteStream, openSync, type WriteStream } from "node:fs"
+import { Console, Duration, Effect } from "effect"
+import { UsageError } from "../command.js"
 import { isWholeNumberText, MAX_PORT, portMessage } from "../config.js"
 import { VENUES, type Venue } from "../domain/enums.js"
 import { startFeeds, type FeedClient, type FeedClientOptions } from "./client.js"
@@ -86,6 +88,9 @@ export interface Recording {
 /** Starts recording `options.venues` into `out`; the caller decides when to stop. */
 export const startRecording = (out: string, options: Omit<FeedClientOptions, "tap" | "sink"> & { readonly sink?: FeedClientOptions["sink"] }): Recording => {
   const file: WriteStream = createWriteStream(out, { encoding: "utf8" })
+  // A write that fails later (a full disk) is reported when the file is closed (`stop`), not thrown here.
+  let failed: Error | null = null
+  file.on("error", (error) => { failed ??= error })
   const tap = recordingTap((line) => file.write(`${line}\n`))
   const client = startFeeds({ ...options, sink: options.sink ?? (() => {}), tap })
   let stopped: Promise<void> | null = null
@@ -94,37 +99,37 @@ export const startRecording = (out: string, options: Omit<FeedClientOptions, "ta
     stop: () => {
       stopped ??= new Promise<void>((resolve, reject) => {
         client.stop() // writes the final "disconnected" markers synchronously
-        file.end((error?: Error | null) => (error ? reject(error) : resolve()))
+        file.end((error?: Error | null) => (error ?? failed ? reject(error ?? failed) : resolve()))
       })
       return stopped
     },
   }
 }
 
-/** The `record` command; resolves to the process exit code. */
-export const recordCommand = async (argv: ReadonlyArray<string>): Promise<number> => {
-  const args = parseRecordArgs(argv, process.env)
-  if (args === USAGE) {
-    console.log(USAGE)
-    return 0
-  }
-  if (typeof args === "string") {
-    console.error(`whalewatch: ${args}`)
-    return 2
-  }
-  const recording = startRecording(args.out, { baseUrl: args.url, venues: args.venues })
-  await new Promise<void>((resolve) => {
-    const done = () => {
-      process.off("SIGINT", done)
-      process.off("SIGTERM", done)
-      if (timer !== null) clearTimeout(timer)
-      resolve()
-    }
-    const timer = args.seconds === null ? null : setTimeout(done, args.seconds * 1000)
-    process.on("SIGINT", done)
-    process.on("SIGTERM", done)
+/**
+ * The `record` command. Bad arguments (an unwritable `--out` among them) are a UsageError (one line, exit
+ * 2). The recording stops when `--seconds` pass or when the command is interrupted (Ctrl-C, SIGTERM: the
+ * CLI's runtime interrupts it), and either way what was received is written and summed up; a venue never
+ * reached sets exit code 1.
+ */
+export const recordCommand = (argv: ReadonlyArray<string>): Effect.Effect<void, UsageError> =>
+  Effect.gen(function* () {
+    const args = parseRecordArgs(argv, process.env)
+    if (args === USAGE) return yield* Console.log(USAGE)
+    if (typeof args === "string") return yield* new UsageError({ message: args })
+    const { out } = args
+    yield* Effect.try({
+      try: () => closeSync(openSync(out, "w")),
+      catch: (error) => new UsageError({ message: `--out ${out} cannot be written (${(error as NodeJS.ErrnoException).code ?? String(error)})` }),
+    })
+    yield* Effect.acquireUseRelease(
+      Effect.sync(() => startRecording(out, { baseUrl: args.url, venues: args.venues })),
+      () => (args.seconds === null ? Effect.never : Effect.sleep(Duration.seconds(args.seconds))),
+      (recording) => Effect.promise(() => recording.stop()).pipe(Effect.andThen(Effect.sync(() => summarize(recording, args)))),
+    )
   })
-  await recording.stop()
+
+const summarize = (recording: Recording, args: RecordArgs): void => {
   for (const h of recording.client.health()) {
     const rejected = Object.entries(h.rejected).map(([r, n]) => `${r} ×${n}`).join(", ")
     console.log(`${h.venue}: ${h.frames} frames, ${h.bytes} bytes, ${h.events} events, ${h.reconnects} reconnects, ${h.resyncs} resyncs${rejected.length > 0 ? `, rejected: ${rejected}` : ""}`)
@@ -132,7 +137,8 @@ export const recordCommand = async (argv: ReadonlyArray<string>): Promise<number
   console.log(`recorded to ${args.out}`)
   // Nothing listening (no simulator or server on SIM_PORT, a wrong --url): say so rather than succeed.
   const unreached = recording.client.health().filter((h) => h.connections.every((c) => c.connects === 0)).map((h) => h.venue)
-  if (unreached.length === 0) return 0
-  console.error(`whalewatch: could not connect to ${args.url} for ${unreached.join(", ")} (is the simulator or the venue running?)`)
-  return 1
+  process.exitCode = unreached.length === 0 ? 0 : 1
+  if (unreached.length > 0) {
+    console.error(`whalewatch: could not connect to ${args.url} for ${unreached.join(", ")} (is the simulator or the venue running?)`)
+  }
 }

@@ -197,6 +197,36 @@ describe("embedded server and CLI on one DATA_DIR", () => {
     expect(recorded.stderr.trim()).toBe("whalewatch: could not connect to ws://127.0.0.1:1 for venue_a (is the simulator or the venue running?)")
   }, 30_000)
 
+  it("record: Ctrl-C or SIGTERM writes what was received and the summary; an unwritable --out is one line, exit 2", async () => {
+    const sim = /venue simulator \(seed \d+\) on (http:\/\/[0-9.:]+)/.exec(server.output())?.[1]
+    expect(sim).toBeDefined()
+    for (const signal of ["SIGINT", "SIGTERM"] as const) {
+      const out = join(dataDir, `interrupted-${signal}.jsonl`)
+      const child = spawn(process.execPath, [bin, "record", "--venue", "venue_a", "--out", out, "--url", (sim as string).replace("http", "ws")],
+        { env: childEnv(dataDir), stdio: ["ignore", "pipe", "pipe"] })
+      let stdout = ""
+      child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()))
+      const code = new Promise<number | null>((done) => child.on("close", (c) => done(c)))
+      // Interrupted once frames are arriving (the file holds some lines).
+      for (let i = 0; i < 200 && !(existsSync(out) && readFileSync(out, "utf8").split("\n").length > 5); i++) await new Promise((r) => setTimeout(r, 50))
+      child.kill(signal)
+      expect(await code, signal).toBe(0)
+      expect(stdout).toMatch(/^venue_a: \d+ frames/m)
+      expect(stdout).toContain(`recorded to ${out}`)
+      expect(readFileSync(out, "utf8").trim().split("\n").length).toBeGreaterThan(5)
+    }
+    const unwritable = await run(dataDir, ["record", "--venue", "venue_a", "--out", join(dataDir, "no-such-dir", "x.jsonl"), "--seconds", "1"])
+    expect(unwritable.code).toBe(2)
+    expect(unwritable.stderr.trim()).toBe(`whalewatch: --out ${join(dataDir, "no-such-dir", "x.jsonl")} cannot be written (ENOENT)`)
+  }, 60_000)
+
+  it("an option's value that reads like a help word is a value (`--account help` makes a key)", async () => {
+    const made = await run(dataDir, ["key", "create", "--scopes", "read", "--account", "help"])
+    expect(made.code).toBe(0)
+    expect(JSON.parse(made.stdout)).toMatchObject({ account: "help", scopes: ["read"] })
+    expect((await run(dataDir, ["key", "help"])).stdout).toContain("usage: whalewatch <command>")
+  }, 60_000)
+
   it("refuses bad arguments with one line and exit code 2", async () => {
     const bad = await run(dataDir, ["key", "create", "--scopes", "read,admin"])
     expect(bad.code).toBe(2)
