@@ -111,7 +111,7 @@ const usdText = (n: number): string => `$${Math.round(n).toLocaleString("en-US")
 export const callOf = (rows: ReadonlyArray<PositionRowData>, config: IntelConfig = defaultIntelConfig): MarketCall | null => {
   if (rows.length === 0) return null
   const holdersOf = (r: PositionRowData): Array<string> => [...(r.lead === null ? [] : [r.lead.ref]), ...r.others.map((h) => h.ref)]
-  const holders = (r: PositionRowData): number => (r.lead === null ? 0 : 1) + r.others.length
+  const holders = (r: PositionRowData): number => holdersOf(r).length
   const best = [...rows].sort((a, b) => b.usd - a.usd || holders(b) - holders(a) || (a.outcome < b.outcome ? -1 : a.outcome > b.outcome ? 1 : 0))[0] as PositionRowData
   const other = rows.reduce((sum, r) => (r === best ? sum : sum + r.usd), 0)
   // Traders, not holdings: one who holds several other sides counts once, and one on the leading side not at all (as `split`).

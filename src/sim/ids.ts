@@ -17,9 +17,14 @@ const keyedHex = (world: string, drawn: string): string => createHash("sha256").
 /** A 32-bit salt of the world: the generator's draw mixed with the world's key. */
 export const worldSalt = (drawn: number, world: string): number => (drawn ^ Number.parseInt(keyedHex(world, "salt").slice(0, 8), 16)) >>> 0
 
-/** Decimal digits of the world's hash of a draw (`n` of them, at most 77). */
-const keyedDigits = (world: string, drawn: string, n: number): string =>
-  BigInt(`0x${keyedHex(world, drawn)}`).toString().padStart(78, "0").slice(-n)
+/** `n` decimal digits (at most 77, no leading zero) of the world's hash of a draw of `n` digits. */
+const keyedDigits = (rng: Rng, world: string, n: number): string => {
+  const digits = BigInt(`0x${keyedHex(world, rng.digits(n))}`).toString().padStart(78, "0").slice(-n)
+  return digits.startsWith("0") ? `1${digits.slice(1)}` : digits
+}
+
+/** 32 hex digits in the shape of a version-4 uuid. */
+const uuidShape = (h: string): string => `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-a${h.slice(17, 20)}-${h.slice(20, 32)}`
 
 export const slugify = (text: string): string =>
   text.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-+|-+$/g, "").slice(0, 60).replace(/-+$/g, "")
@@ -53,16 +58,10 @@ export class IdBook {
 export const conditionId = (rng: Rng, world: string): string => `0x${keyedHex(world, rng.hex(64))}`
 
 /** A version-4-shaped uuid, drawn and keyed by the world. */
-export const uuidId = (rng: Rng, world: string): string => {
-  const h = keyedHex(world, rng.uuid())
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-a${h.slice(17, 20)}-${h.slice(20, 32)}`
-}
+export const uuidId = (rng: Rng, world: string): string => uuidShape(keyedHex(world, rng.uuid()))
 
 /** A numeric id of `n` digits (no leading zero), drawn and keyed by the world. */
-export const numericId = (rng: Rng, world: string, n: number): string => {
-  const digits = keyedDigits(world, rng.digits(n), n)
-  return digits.startsWith("0") ? `1${digits.slice(1)}` : digits
-}
+export const numericId = (rng: Rng, world: string, n: number): string => keyedDigits(rng, world, n)
 
 /** splitmix32 finaliser: a bijection on 32-bit words, so distinct inputs give distinct words. */
 const mix = (x: number): number => {
@@ -82,17 +81,10 @@ const derivedHex = (seq: number, salt: number, words: number): string => {
   return out
 }
 
-export const tradeIdOf = (seq: number, salt: number): string => {
-  const h = derivedHex(seq, salt, 4)
-  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-a${h.slice(17, 20)}-${h.slice(20, 32)}`
-}
+export const tradeIdOf = (seq: number, salt: number): string => uuidShape(derivedHex(seq, salt, 4))
 export const txHashOf = (seq: number, salt: number): string => `0x${derivedHex(seq, salt ^ 0x5bd1e995, 8)}`
 /** Polymarket outcome token id: a uint256 as a decimal string (75 to 78 digits in the wild). */
-export const tokenId = (rng: Rng, world: string): string => {
-  const n = rng.int(76, 77)
-  const digits = keyedDigits(world, rng.digits(n), n)
-  return digits.startsWith("0") ? `1${digits.slice(1)}` : digits
-}
+export const tokenId = (rng: Rng, world: string): string => keyedDigits(rng, world, rng.int(76, 77))
 
 /** An upper-case ticker fragment from a name: "Man City" → "MANCIT". */
 export const tickerPart = (text: string): string => {
