@@ -8,6 +8,8 @@
 // The issue's target is p99 ≤ 5 ms at 200 connections. In a closed loop Little's law ties the two
 // (p99 ≤ 5 ms at 200 connections needs ~40,000 orders/s), so read the target on the open-loop rows,
 // against the bare route's row at the same rate.
+// Each row has p50/p90/p95/p99 and the bench process's GC pauses during it (`gc`: count, total, longest;
+// the servers' side, since the load generator is another thread).
 // The load generator runs in a worker thread (its own event loop), over 200 keep-alive sockets. Keys
 // are stored ones (KeysLive: the real authentication path) unless --keys memory. Accounts: 20.
 // Clients: at a paced rate R the orders come from ceil(R / 1.5) keys taken in turn, each a client
@@ -28,7 +30,8 @@ import { Effect } from "effect"
 import { PaperOrder } from "../src/domain/paper.js"
 import { operation } from "../src/operations/operation.js"
 import { PlacePaperOrderInput } from "../src/operations/paper-orders.js"
-import { type LoadOptions, runLoad, summary } from "./support/load.js"
+import { type LoadOptions, type LoadResult, runLoad, summary } from "./support/load.js"
+import { PerformanceObserver } from "node:perf_hooks"
 
 const positional = process.argv.slice(2).filter((a, i, all) => !a.startsWith("--") && !(all[i - 1] ?? "").startsWith("--"))
 const flag = (name: string): string | undefined => {
@@ -117,20 +120,31 @@ const options = (label: string, rate: number, requests: number, path = "/v2/pape
   nextToken += requests
   return o
 }
-const rows: Array<ReturnType<typeof summary>> = []
+const rows: Array<ReturnType<typeof summary> & { readonly gc: string }> = []
+const gcPauses: Array<number> = []
+new PerformanceObserver((list) => {
+  for (const e of list.getEntries()) gcPauses.push(e.duration)
+}).observe({ entryTypes: ["gc"] })
 /** One request per client key just before a paced run, so its clients start as clients already at work. */
 const warmKeys = async (o: LoadOptions): Promise<void> => {
   if (o.rate === 0 || COLD_KEYS) return
   await runLoad(server.url, { ...o, rate: 0, requests: o.tokens.length, idempotencyPrefix: `${o.idempotencyPrefix ?? ""}-warm` })
 }
+/** The bench process's GC pauses during `f` (the servers' side: the load generator is another thread). */
+const withGc = async (label: string, o: LoadOptions, f: () => Promise<LoadResult>) => {
+  gcPauses.length = 0
+  const row = summary(label, o, await f())
+  const total = gcPauses.reduce((a, b) => a + b, 0)
+  return { ...row, gc: `${gcPauses.length}× ${total.toFixed(0)} ms (max ${Math.max(0, ...gcPauses).toFixed(1)})` }
+}
 const all = async (label: string, rate: number, requests: number) => {
   const o = options(label, rate, requests)
-  rows.push(summary("bare node:http", o, await runLoad(bareUrl, o)))
+  rows.push(await withGc("bare node:http", o, () => runLoad(bareUrl, o)))
   const door = options(`${label}-door`, rate, requests, "/v2/bench-door-only")
   await warmKeys(door)
-  rows.push(summary("door only (no order)", door, await runLoad(server.url, door)))
+  rows.push(await withGc("door only (no order)", door, () => runLoad(server.url, door)))
   await warmKeys(o)
-  rows.push(summary("POST /v2/paper-orders", o, await runLoad(server.url, o)))
+  rows.push(await withGc("POST /v2/paper-orders", o, () => runLoad(server.url, o)))
 }
 
 // Warm-up (JIT, sockets, plans, key cache), not reported.

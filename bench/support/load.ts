@@ -58,6 +58,8 @@ export const summary = (label: string, options: LoadOptions, r: LoadResult) => {
     seconds: +(r.elapsedMs / 1000).toFixed(2),
     reqPerSec: Math.round(r.done / (r.elapsedMs / 1000)),
     p50ms: +percentile(sorted, 50).toFixed(2),
+    p90ms: +percentile(sorted, 90).toFixed(2),
+    p95ms: +percentile(sorted, 95).toFixed(2),
     p99ms: +percentile(sorted, 99).toFixed(2),
     maxMs: +(sorted[sorted.length - 1] ?? NaN).toFixed(2),
   }

@@ -16,6 +16,7 @@
 //   kept per group only when a sweep or breakdown is asked.
 // - A sweep result for value v is the score of the signal with that field set to v: rows matching all
 //   but the swept field fall in one bucket per row (values sorted), prefix sums give every value.
+import { round6 } from "../numbers.js"
 import type {
   BacktestBreakdown, BacktestHoldout, BacktestScore, BacktestSweep, BacktestWeek, BreakdownBy, BreakdownRow, CategoryScore,
   ScoreFields, SignalBacktest, SweepField, SweepResult, TraderBacktest,
@@ -440,6 +441,9 @@ const fieldsOf = (acc: Float64Array, group: number, profitOverride?: number): Sc
   const b = group * FIELDS
   const wins = acc[b + WINS] ?? 0
   const losses = acc[b + LOSSES] ?? 0
+  // Money to the cent; `return` is profit / staked before that rounding (a stake of a fraction of a cent
+  // is still a stake), and both ratios are given to 6 decimals, so a sweep's result equals the same
+  // backtest run alone (its sums are added in another order, which moved the last float digits).
   const staked = acc[b + STAKED] ?? 0
   const profit = profitOverride ?? acc[b + PROFIT] ?? 0
   return {
@@ -448,10 +452,10 @@ const fieldsOf = (acc: Float64Array, group: number, profitOverride?: number): Sc
     wins,
     losses,
     open: acc[b + OPEN] ?? 0,
-    winRate: wins + losses > 0 ? wins / (wins + losses) : null,
+    winRate: wins + losses > 0 ? round6(wins / (wins + losses)) : null,
     staked: cents(staked),
     profit: cents(profit),
-    return: staked > 0 ? profit / staked : null,
+    return: staked > 0 ? round6(profit / staked) : null,
   }
 }
 

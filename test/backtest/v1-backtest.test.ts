@@ -70,7 +70,7 @@ const score = async (body: unknown) => {
 describe("POST /v1/backtest", () => {
   it("scores every whale buy of the last 90 days at 100 a trade with an empty body", async () => {
     expect(await score({})).toEqual({
-      matched: 5, settled: 4, wins: 2, losses: 1, open: 1, winRate: 2 / 3, stakedUsd: 300, pnlUsd: 300,
+      matched: 5, settled: 4, wins: 2, losses: 1, open: 1, winRate: 0.666667, stakedUsd: 300, pnlUsd: 300,
       returnPct: 100, stakeUsd: 100, window: { sinceDays: 90, stake: 100 },
     })
   })

@@ -14,6 +14,7 @@ import fc from "fast-check"
 import { describe, expect, it } from "vitest"
 import type { BacktestWeek, ScoreFields, SignalBacktest, SweepField, TraderBacktest } from "../../src/domain/backtest.js"
 import { sweepConflict } from "../../src/domain/backtest.js"
+import { round6 } from "../../src/numbers.js"
 import { CATEGORIES, VENUES, type Category, type TradeEntry, type TradeResult, type Venue } from "../../src/domain/enums.js"
 import type { TraderRef } from "../../src/domain/refs.js"
 import type { Signal, Sizing } from "../../src/domain/signal.js"
@@ -167,8 +168,9 @@ const expectScore = (got: ScoreFields, want: Ref): void => {
     .toEqual({ trades: want.trades, settled: want.settled, wins: want.wins, losses: want.losses, open: want.open })
   expect(close(got.staked, want.staked), `staked ${got.staked} vs ${want.staked}`).toBe(true)
   expect(close(got.profit, want.profit), `profit ${got.profit} vs ${want.profit}`).toBe(true)
-  expect(got.winRate).toEqual(want.wins + want.losses > 0 ? want.wins / (want.wins + want.losses) : null)
-  if (want.staked > 0) expect(Math.abs((got.return ?? NaN) - want.profit / want.staked)).toBeLessThan(1e-9 * Math.max(1, Math.abs(want.profit / want.staked)))
+  expect(got.winRate).toEqual(want.wins + want.losses > 0 ? round6(want.wins / (want.wins + want.losses)) : null)
+  // `return` is profit / staked before rounding to the cent, to 6 decimals.
+  if (want.staked > 0) expect(Math.abs((got.return ?? NaN) - want.profit / want.staked)).toBeLessThan(5e-7 + 1e-9 * Math.abs(want.profit / want.staked))
   else expect(got.return).toBeNull()
 }
 
@@ -263,6 +265,8 @@ describe("signal backtests", () => {
         expect(counts)
           .toEqual({ days: request.days, sizing: request.sizing, trades: alone.trades, settled: alone.settled, wins: alone.wins, losses: alone.losses, open: alone.open, winRate: alone.winRate })
         expect(close(got.staked, alone.staked) && close(got.profit, alone.profit)).toBe(true)
+        // Both ratios to 6 decimals: the sweep's other summation order does not show.
+        expect(got.return).toBe(alone.return)
         expectCurvesClose(curve, alone.curve)
         expect(curve.at(-1)?.cumulative).toBe(got.profit)
       })

@@ -1,0 +1,134 @@
+// How much of a request's garbage a young-generation scavenge copies (and the next one promotes) at a
+// paced rate, for three servers answering the same POST in this process: a bare node:http route, a
+// the same allocating ~100 KB of garbage a request (so it scavenges as often as the others), a
+// minimal @effect/platform-node server (one HttpRouter route reading the JSON body), and whalewatch's own
+// door (the paper-order route's shape answering a fixed order, as bench/paper.ts's "door only" row).
+// Each runs in a child process started with --trace-gc-nvp; the figures are that process's main-thread
+// scavenges inside the measured window (the load generator is a worker thread with its own heap).
+// A scavenge's pause grows with what it copies, so this is where the paper-order p99's GC share comes from.
+//   node --import tsx bench/gc-promotion.ts [--rate 250] [--seconds 8]
+import { spawnSync } from "node:child_process"
+import { createServer } from "node:http"
+import { fileURLToPath } from "node:url"
+import { arg, type LoadOptions, runLoad } from "./support/load.js"
+
+type Mode = "bare node:http" | "bare + 100 KB garbage" | "minimal @effect/platform-node" | "whalewatch door"
+const MODES: ReadonlyArray<Mode> = ["bare node:http", "bare + 100 KB garbage", "minimal @effect/platform-node", "whalewatch door"]
+const RATE = arg("rate", 250)
+const SECONDS = arg("seconds", 8)
+const BODY = JSON.stringify({ market: "venue_a:BM0", outcome: "yes", action: "buy", usd: 10 })
+const ANSWER = {
+  id: "po_0000000000000000000000", market: { ref: "venue_a:BM0", contract: "venue_a:BM0", title: "BM0", venue: "venue_a", category: null, kind: null },
+  outcome: "Yes", action: "buy", contracts: 23.4, avgPrice: 0.4273, cost: 10, unfilledContracts: 0, filledAt: "2026-01-01T00:00:00.000Z",
+}
+const KEYS = 400
+
+/** The child: one server, a warm-up, then the measured window between two marker lines. */
+const child = async (mode: Mode): Promise<void> => {
+  let url: string
+  let path = "/x"
+  if (mode === "bare node:http" || mode === "bare + 100 KB garbage") {
+    const garbage = mode === "bare + 100 KB garbage"
+    const server = createServer((req, res) => {
+      req.resume()
+      req.on("end", () => {
+        // As much short-lived garbage as a door request makes, so the bare server scavenges as often.
+        if (garbage && Array.from({ length: 1_500 }, (_, i) => ({ i, s: `x${i}` })).length === 0) return
+        const body = JSON.stringify(ANSWER)
+        res.writeHead(201, { "content-type": "application/json", "content-length": Buffer.byteLength(body) })
+        res.end(body)
+      })
+    })
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve))
+    url = `http://127.0.0.1:${(server.address() as { port: number }).port}`
+  } else if (mode === "minimal @effect/platform-node") {
+    const { HttpRouter, HttpServer, HttpServerRequest, HttpServerResponse } = await import("@effect/platform")
+    const { NodeHttpServer } = await import("@effect/platform-node")
+    const { Effect, Layer, ManagedRuntime } = await import("effect")
+    const app = HttpRouter.empty.pipe(HttpRouter.post("/x", Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
+      Effect.map(request.json, () => HttpServerResponse.unsafeJson(ANSWER, { status: 201 })))))
+    const runtime = ManagedRuntime.make(HttpServer.serve(app).pipe(
+      Layer.provideMerge(NodeHttpServer.layer(() => createServer(), { port: 0, host: "127.0.0.1" })),
+    ))
+    const address = await runtime.runPromise(Effect.map(HttpServer.HttpServer, (s) => s.address))
+    url = `http://127.0.0.1:${(address as { port: number }).port}`
+  } else {
+    const { Effect } = await import("effect")
+    const { PaperOrder } = await import("../src/domain/paper.js")
+    const { operation } = await import("../src/operations/operation.js")
+    const { PlacePaperOrderInput } = await import("../src/operations/paper-orders.js")
+    const { aPrincipal } = await import("../test/support/memory-keys.js")
+    const { startPaperServer } = await import("../test/paper/support.js")
+    const doorOnly = operation({
+      name: "benchDoorOnly", tool: "bench_door_only", method: "POST", path: "/v2/bench-door-only", scope: "write", status: 201,
+      input: PlacePaperOrderInput, output: PaperOrder, headers: { "idempotency-key": "idempotencyKey" },
+      run: () => Effect.succeed(ANSWER as typeof PaperOrder.Type),
+    })
+    const tokens = Object.fromEntries(Array.from({ length: KEYS }, (_, i) => [`k${i}`, aPrincipal({ accountId: `a${i % 20}` })]))
+    url = (await startPaperServer(tokens, { operations: [doorOnly] })).url
+    path = "/v2/bench-door-only"
+  }
+  const options = (rate: number, requests: number): LoadOptions => ({
+    connections: 200, requests, seconds: 3_600, rate, path, method: "POST", bodies: [BODY],
+    tokens: Array.from({ length: KEYS }, (_, i) => `k${i}`), firstToken: 0,
+  })
+  await runLoad(url, options(0, 2_000))
+  console.log(`WINDOW_START ${Math.round(performance.now())}`)
+  await runLoad(url, options(RATE, RATE * SECONDS))
+  console.log(`WINDOW_END ${Math.round(performance.now())}`)
+  process.exit(0)
+}
+
+interface Scavenge {
+  readonly at: number
+  readonly pause: number
+  readonly promoted: number
+  readonly survived: number
+  readonly heapBefore: number
+}
+
+/** The main thread's scavenges inside the window, from --trace-gc-nvp output (one line per GC per isolate). */
+const scavengesIn = (output: string): ReadonlyArray<Scavenge> => {
+  const start = Number(/WINDOW_START (\d+)/.exec(output)?.[1])
+  const end = Number(/WINDOW_END (\d+)/.exec(output)?.[1])
+  const byIsolate = new Map<string, Array<Scavenge>>()
+  for (const line of output.split("\n")) {
+    const head = /^\[\d+:(0x[0-9a-f]+)\]\s+(\d+) ms: /.exec(line)
+    if (head === null || !line.includes(" gc=s ")) continue
+    const field = (name: string) => Number(new RegExp(`\\b${name}=([\\d.]+)`).exec(line)?.[1] ?? NaN)
+    const list = byIsolate.get(head[1]!) ?? []
+    list.push({ at: Number(head[2]), pause: field("pause"), promoted: field("promoted"), survived: field("new_space_survived"), heapBefore: field("total_size_before") })
+    byIsolate.set(head[1]!, list)
+  }
+  // The main thread's heap is the largest (the load generator and tsx's loader are small worker heaps).
+  const main = [...byIsolate.values()].sort((a, b) => Math.max(...b.map((s) => s.heapBefore)) - Math.max(...a.map((s) => s.heapBefore)))[0] ?? []
+  return main.filter((s) => s.at >= start && s.at <= end)
+}
+
+const mode = process.argv[process.argv.indexOf("--child") + 1]
+if (process.argv.includes("--child") && MODES.includes(mode as Mode)) {
+  await child(mode as Mode)
+} else {
+  const self = fileURLToPath(import.meta.url)
+  const rows = MODES.map((m) => {
+    const run = spawnSync(process.execPath, ["--trace-gc-nvp", "--import", "tsx", self, "--child", m, "--rate", String(RATE), "--seconds", String(SECONDS)], {
+      encoding: "utf8", maxBuffer: 512 * 1024 * 1024,
+    })
+    if (run.status !== 0) throw new Error(`${m}: exit ${run.status}\n${run.stderr}`)
+    const s = scavengesIn(run.stdout)
+    const requests = RATE * SECONDS
+    const mean = (f: (x: Scavenge) => number) => (s.length === 0 ? 0 : s.reduce((n, x) => n + f(x), 0) / s.length)
+    return {
+      server: m,
+      scavenges: s.length,
+      "requests per scavenge": s.length === 0 ? requests : Math.round(requests / s.length),
+      "pause ms (mean)": +mean((x) => x.pause).toFixed(2),
+      "pause ms (max)": +Math.max(0, ...s.map((x) => x.pause)).toFixed(2),
+      "copied KB per scavenge": Math.round(mean((x) => x.survived) / 1024),
+      "promoted KB per scavenge": Math.round(mean((x) => x.promoted) / 1024),
+      "promoted KB per request": +(s.reduce((n, x) => n + x.promoted, 0) / requests / 1024).toFixed(2),
+    }
+  })
+  console.log(`young-generation scavenges of the server's thread at ${RATE} req/s for ${SECONDS} s, 200 keep-alive connections`)
+  console.table(rows)
+}
