@@ -97,6 +97,13 @@ describe("walkBuy", () => {
 })
 
 describe("walkSell", () => {
+  it("sells nothing when the fee would take all the sale brings (a venue fee is at least a cent an order)", () => {
+    expect(walkSell(levels([0.48, 5]), { contracts: 0.01 }, KALSHI)).toEqual({
+      _tag: "NothingFills", reason: "nothing fills: the taker fee of $0.01 would take all of the sale's $0.0048; sell more contracts",
+    })
+    // A sale its fee does not swallow fills, proceeds after the fee.
+    expect(walkSell(levels([0.48, 5]), { contracts: 0.05 }, KALSHI)).toMatchObject({ _tag: "Filled", gross: 0.024, fee: 0.01, cost: 0.014 })
+  })
   it("says a sale too small for 6 decimals is 0 contracts, not that there are no bids", () => {
     expect(walkSell(levels([0.6, 5]), { contracts: 0.0000001 }, KALSHI)).toEqual({
       _tag: "NothingFills", reason: "nothing fills: contracts 1e-7 is 0 at the 6 decimals a sale is counted in",
@@ -123,10 +130,6 @@ describe("walkSell", () => {
     expect(walkSell(levels([0.5, 100]), { contracts: 1.234567 }, FREE)).toMatchObject({ contracts: 1.234567 })
   })
 
-  it("never owes money: the fee is capped at the proceeds", () => {
-    const fill = walkSell(levels([0.02, 1]), { contracts: 0.01 }, KALSHI)
-    expect(fill).toMatchObject({ _tag: "Filled", gross: 0.0002, fee: 0.0002, cost: 0 })
-  })
 })
 
 describe("walkBuy search", () => {

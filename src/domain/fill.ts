@@ -107,6 +107,9 @@ const toNumber = (n: bigint, scale: number): number => {
   return Number(negative ? `-${text}` : text)
 }
 
+/** 1e-12 USD as dollars for a sentence: to 6 decimals, trailing zeros dropped. */
+const usdText = (usd12: bigint): string => String(toNumber((usd12 + 500_000n) / 1_000_000n, 6))
+
 /**
  * The fee in 1e-12 USD of the fills `taken` (each level at its own price), as the venue charges an order
  * (fees.ts `orderFeeMicro` answers in 1e-5 USD, so this is exact).
@@ -296,8 +299,14 @@ export const walkSell = (bids: ReadonlyArray<FillLevel>, order: Omit<SellOrder, 
   }
   const { gross, taken } = take(levels, wanted)
   const contracts = taken.reduce((n, l) => n + l.size, 0n)
-  const owed = fee12(schedule, taken)
-  const fee = owed > gross ? gross : owed
+  const fee = fee12(schedule, taken)
+  // A sale whose fee takes all it would bring (a venue's fee is at least a cent an order) sells nothing.
+  if (fee >= gross) {
+    return {
+      _tag: "NothingFills",
+      reason: `nothing fills: the taker fee of $${usdText(fee)} would take all of the sale's $${usdText(gross)}; sell more contracts`,
+    }
+  }
   return filled("sell", contracts, gross, fee, wanted - contracts, 0n, taken)
 }
 

@@ -158,13 +158,28 @@ export const isMcpRequest = (request: HttpServerRequest.HttpServerRequest): bool
 const JSON_TYPE = /^application\/json\s*(?:;|$)/i
 
 /**
+ * A GET or DELETE takes no body: its input is the path and query. One sent anyway (fields, or text that is
+ * not JSON) would otherwise be ignored and the request carried out, so it is refused like an unknown field.
+ */
+const noBodyProblem = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<Validation | undefined> => {
+  const length = request.headers["content-length"]
+  if (request.headers["transfer-encoding"] === undefined && (length === undefined || length === "0")) return Effect.succeed(undefined)
+  return request.text.pipe(
+    Effect.map((text) =>
+      text === "" ? undefined : new Validation({ error: `${request.method} takes no body; give the input in the path and query string` })
+    ),
+    Effect.orElseSucceed(() => undefined),
+  )
+}
+
+/**
  * What every JSON body must be before its route's Schema reads it: sent as JSON (a form or any other
  * Content-Type is refused; none is read as JSON), with no unstorable text and no absurd nesting
  * (input-text.ts). The text read here is the request's own cached body, which the route reads again.
  */
 const bodyProblem = (request: HttpServerRequest.HttpServerRequest): Effect.Effect<Validation | undefined> => {
-  if (request.method !== "POST" && request.method !== "PUT" && request.method !== "PATCH") return Effect.succeed(undefined)
   if (isMcpRequest(request)) return Effect.succeed(undefined)
+  if (request.method !== "POST" && request.method !== "PUT" && request.method !== "PATCH") return noBodyProblem(request)
   const type = request.headers["content-type"]
   if (type !== undefined && type !== "" && !JSON_TYPE.test(type)) {
     return Effect.succeed(new Validation({ error: `Content-Type must be application/json (the body is JSON), not ${type.slice(0, 80)}` }))

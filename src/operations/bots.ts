@@ -259,7 +259,6 @@ export const getBot = operation({
   run: Effect.fn("Bots.get")(function* (input, ctx) {
     const includes = yield* includesOf(input.include)
     const own = yield* ownBot(input.id, ctx)
-    if (includes.length > 0) yield* ctx.charge(includes.length)
     const { bots } = own
     const bot = botOf(own.ctx, own.status, prices(bots))
     let out: Bot = bot
@@ -286,6 +285,8 @@ export const getBot = operation({
       const now = yield* feedNow(bots)
       out = { ...out, activity: activityView(own.ctx, now) }
     }
+    // Charged once the request is known good (a foreign cursor is refused for one unit, as elsewhere).
+    if (includes.length > 0) yield* ctx.charge(includes.length)
     return out
   }),
 })

@@ -183,7 +183,11 @@ describe("GET /v2/bots and /v2/bots/{id}", () => {
     expectCode(await s.as("write", `${path(id)}?include=trades&result=void`), 400, "VALIDATION")
     expectCode(await s.as("write", `${path(id)}?include=trades&since=2026-01-01T00:00:00`), 400, "VALIDATION")
     expectCode(await s.as("write", `${path(id)}?include=trades&limit=0`), 400, "VALIDATION")
-    expectCode(await s.as("write", `${path(id)}?include=trades&cursor=abc`), 400, "VALIDATION")
+    // A refused request costs one unit, its includes nothing (they are charged once it is known good).
+    const left = Number((await s.as("write", path(id))).headers.get("x-ratelimit-remaining"))
+    const badCursor = await s.as("write", `${path(id)}?include=trades&include=activity&cursor=abc`)
+    expectCode(badCursor, 400, "VALIDATION")
+    expect(Number(badCursor.headers.get("x-ratelimit-remaining"))).toBe(left - 1)
     // Without include=trades a cursor is still checked: a foreign one is VALIDATION, and no trades are read.
     const bots = await s.as("write", "/v2/bots?limit=1")
     expect(bots.body.nextCursor).not.toBeNull()

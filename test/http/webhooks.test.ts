@@ -72,6 +72,20 @@ const expectError = (answer: Answer, status: number, code: string) => {
 const SECRET = /^whsec_[A-Za-z0-9_-]{43}$/
 
 describe("create, list, delete", () => {
+  it("a DELETE with a body (fields, or text that is not JSON) is VALIDATION and deletes nothing; with none it deletes", async () => {
+    const token = await newKey("wh-delete-body")
+    const created = await create(token, { url: "https://93.184.216.34/hook" })
+    const path = `/v1/webhooks/${encodeURIComponent(created.body.data.id)}`
+    for (const [rawBody, type] of [['{"x":1}', "application/json"], ["this is not json {{{", "text/plain"]] as const) {
+      const refused = await call(server.url, path, { token, method: "DELETE", rawBody, headers: { "content-type": type } })
+      expect(refused.status).toBe(400)
+      expect(refused.body).toEqual({ success: false, code: "VALIDATION", error: "DELETE takes no body; give the input in the path and query string" })
+    }
+    expect((await list(token)).body.data).toHaveLength(1)
+    expect((await call(server.url, path, { token, method: "DELETE", rawBody: "" })).status).toBe(200)
+    expect((await list(token)).body.data).toHaveLength(0)
+  })
+
   it("creates, lists without the secret, deletes, and lists nothing", async () => {
     const token = await newKey("wh-lifecycle")
     const created = await create(token, { url: "https://93.184.216.34/hook", events: ["trade.followed", "copy.executed"] })
