@@ -75,7 +75,25 @@ export const decodeSentence = (issues: ReadonlyArray<DecodeIssue>, query: URLSea
   if (issue._tag === "Missing") return `\`${path}\` is required`
   // Messages written for a field (params.ts) already start with its name and read as a sentence.
   if (issue.message.startsWith(`${last} `)) return clipActual(issue.message)
-  return `Invalid value for \`${path}\`: ${clipActual(expectedOfAll(issues, issue) ?? issue.message)}`
+  return `Invalid value for \`${path}\`: ${clipActual(plainExpected(expectedOfAll(issues, issue) ?? issue.message, issue.path.length === 1 && query.has(last)))}`
+}
+
+/**
+ * Schema's "Expected <type>, actual <value>" in plain words where the type is written as Schema's
+ * internals: an object's whole field list ("{ readonly usd?: … }"), a transformation's two sides
+ * ("(a string matching … <-> string)"), "(Encoded side)", or, for a repeatable query parameter given one
+ * value, its list form. Other messages are kept.
+ */
+const plainExpected = (message: string, queryParameter: boolean): string => {
+  const match = EXPECTED.exec(message)
+  if (match === null) return message
+  const actual = match[2] as string
+  let what = (match[1] as string).replace(/ \(Encoded side\)$/, "")
+  const listed = /^ReadonlyArray<(.*)>$/s.exec(what)
+  if (listed !== null && queryParameter) what = listed[1] as string
+  what = what.replace(/^\((.*) <-> [^()<>]*\)$/s, "$1")
+  if (/^\{ readonly /.test(what) || what === "Struct" || what === "{}") what = "an object"
+  return `Expected ${what}, actual ${actual}`
 }
 
 /** The value a sentence quotes ("…, actual <value>"), cut to 80 characters: a 100 KB value is not echoed. */

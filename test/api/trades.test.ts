@@ -191,6 +191,12 @@ describe("VALIDATION", () => {
   ]
   for (const [query, mentions] of cases) it(query.slice(0, 80), () => expectValidation(query, mentions))
 
+  it("a bad trader ref's sentence names the pattern, not Schema's list and transformation forms", async () => {
+    const answer = await get("/v2/trades?trader=venue_d:someone")
+    expect(answer.body.error).toMatch(/^Invalid value for `trader`: Expected a string matching the pattern .*, actual "venue_d:someone"$/)
+    expect(answer.body.error).not.toMatch(/ReadonlyArray|<->/)
+  })
+
   it("sort=size with an old since is fine when trader or market is set", async () => {
     expect((await get(`/v2/trades?sort=size&since=${iso(NOW - 3 * DAY)}&trader=venue_a:alice`)).status).toBe(200)
     expect((await get(`/v2/trades?sort=size&since=${iso(NOW - 3 * DAY)}&market=venue_a:C1`)).status).toBe(200)

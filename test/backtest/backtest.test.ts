@@ -61,6 +61,9 @@ const post = (body: unknown, token = "a") => call(url, "/v2/backtest", { method:
 describe("POST /v2/backtest validation", () => {
   const refused: ReadonlyArray<readonly [string, unknown, string]> = [
     ["neither signal nor trader", {}, "exactly one of signal or trader"],
+    // Schema's internals (an object's field list) are not echoed: the sentence says an object was expected.
+    ["a null sizing", { signal: {}, sizing: null }, "Invalid value for `sizing`: Expected an object, actual null"],
+    ["a null signal", { signal: null }, "Invalid value for `signal`: Expected an object, actual null"],
     ["both signal and trader", { signal: {}, trader: "venue_a:ann" }, "exactly one of signal or trader"],
     ["holdout with trader", { trader: "venue_a:ann", holdout: true }, "holdout is only valid with a signal"],
     ["sweep with trader", { trader: "venue_a:ann", sweep: { field: "minUsd", values: [1, 2] } }, "sweep is only valid with a signal"],
