@@ -13,7 +13,8 @@
 // - Idempotency-Key: 1 to 200 characters, per account, kept 24 hours. "The same order" is the same
 //   decoded body with the outcome compared case-insensitively; the key travels as a header over HTTP
 //   and as the `idempotencyKey` argument over MCP. The in-progress mark is held on the owning node and
-//   dropped whether the order is placed or refused, so a refused order does not consume its key.
+//   dropped whether the order is placed or refused, so a refused order does not consume its key. While it
+//   is held, the same order is IDEMPOTENCY_IN_PROGRESS and a different one VALIDATION (waiting cannot help).
 import { createHash } from "node:crypto"
 import { Effect, Exit, ParseResult, Schema } from "effect"
 import { Accounts, marketObjectOf } from "../actors/accounts/registry.js"
@@ -176,8 +177,12 @@ export const placePaperOrder = operation({
       return stored === null ? yield* Effect.dieMessage("paper order neither recorded nor replayable") : yield* replay(stored, hash, ctx.setHeader)
     })
     if (key === null) return yield* place
-    if (!accounts.claim(accountId, key)) {
+    const claim = accounts.claim(accountId, key, hash)
+    if (claim === "running") {
       return yield* new IdempotencyInProgress({ error: "An order with this Idempotency-Key is still being placed; retry with the same key" })
+    }
+    if (claim === "other") {
+      return yield* new Validation({ error: "Idempotency-Key is being used by a different order, still being placed" })
     }
     return yield* place.pipe(Effect.ensuring(Effect.sync(() => accounts.release(accountId, key))))
   }),

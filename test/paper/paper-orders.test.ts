@@ -243,12 +243,17 @@ describe("Idempotency-Key", () => {
     expect(placed.headers.get("idempotent-replayed")).toBeNull()
   })
 
-  it("an identical request still running is 409 IDEMPOTENCY_IN_PROGRESS", async () => {
+  it("an identical request still running is 409 IDEMPOTENCY_IN_PROGRESS; a different order with its key is VALIDATION", async () => {
     const ref = market("K5", { asks: [[0.5, 100]] })
-    expect(await server.accounts((a) => a.claim("acct_alice", "key-5"))).toBe(true)
-    const busy = await order("alice", { market: ref, outcome: "yes", action: "buy", usd: 5 }, "key-5")
+    const hash = requestHashOf({ market: ref, outcome: "yes", action: "buy", usd: 5 } as Parameters<typeof requestHashOf>[0])
+    expect(await server.accounts((a) => a.claim("acct_alice", "key-5", hash))).toBe("claimed")
+    const busy = await order("alice", { market: ref, outcome: "YES", action: "buy", usd: 5 }, "key-5")
     expect(busy.status).toBe(409)
     expect(busy.body.code).toBe("IDEMPOTENCY_IN_PROGRESS")
+    // Another order with the key: retrying would never help, so it is not told to wait.
+    const other = await order("alice", { market: ref, outcome: "yes", action: "buy", usd: 6 }, "key-5")
+    expect(other.status).toBe(400)
+    expect(other.body).toEqual({ success: false, code: "VALIDATION", error: "Idempotency-Key is being used by a different order, still being placed" })
     await server.accounts((a) => a.release("acct_alice", "key-5"))
     expect((await order("alice", { market: ref, outcome: "yes", action: "buy", usd: 5 }, "key-5")).status).toBe(201)
   })

@@ -104,10 +104,11 @@ export interface AccountsService {
   /** Current price of a holding's side (payout once settled); null when the market has none. */
   readonly priceOf: (holding: Holding) => number | null
   /**
-   * Marks (account, key) as being placed on this node; false when it already is (IDEMPOTENCY_IN_PROGRESS).
-   * `release` ends the mark.
+   * Marks (account, key) as being placed on this node for the order of `requestHash`: `claimed`, or, when
+   * the key is already being placed, `running` for the same order (IDEMPOTENCY_IN_PROGRESS) or `other`
+   * for a different one (VALIDATION: waiting would not help). `release` ends the mark.
    */
-  readonly claim: (accountId: string, key: string) => boolean
+  readonly claim: (accountId: string, key: string, requestHash: string) => "claimed" | "running" | "other"
   readonly release: (accountId: string, key: string) => void
   /**
    * The idempotency key's first result, when this node holds it and it is younger than 24 hours: from
@@ -151,7 +152,8 @@ const batched = <I, O>(max: number, run: (inputs: ReadonlyArray<I>) => Effect.Ef
 class AccountRegistry {
   private readonly actors = new Map<string, AccountActor>()
   private readonly byRef = new Map<string, Set<string>>()
-  private readonly claims = new Set<string>()
+  /** (account, key) → the request hash of the order being placed with it. */
+  private readonly claims = new Map<string, string>()
 
   constructor(
     private readonly markets: MarketsService,
@@ -250,11 +252,12 @@ class AccountRegistry {
     }
   }
 
-  claim(accountId: string, key: string): boolean {
+  claim(accountId: string, key: string, requestHash: string): "claimed" | "running" | "other" {
     const id = `${accountId}\u0000${key}`
-    if (this.claims.has(id)) return false
-    this.claims.add(id)
-    return true
+    const running = this.claims.get(id)
+    if (running !== undefined) return running === requestHash ? "running" : "other"
+    this.claims.set(id, requestHash)
+    return "claimed"
   }
 
   release(accountId: string, key: string): void {
@@ -401,7 +404,7 @@ export const makeAccountsLayer = (options: AccountsOptions = {}): Layer.Layer<Ac
         botHoldings: (accountId, botId) =>
           Object.values(registry.context(accountId).holdings).filter((h) => h.source === "bot" && h.bot?.id === botId),
         priceOf: (h) => registry.priceOf(h),
-        claim: (accountId, key) => registry.claim(accountId, key),
+        claim: (accountId, key, requestHash) => registry.claim(accountId, key, requestHash),
         release: (accountId, key) => registry.release(accountId, key),
         heldKey: (accountId, key) => Effect.map(Clock.currentTimeMillis, (now) => keys.find(accountId, key, now)),
         storedKey: (accountId, key) =>
