@@ -46,6 +46,23 @@ describe("PATCH /v1/traders/{platform}/{traderId}/autopilot", () => {
     expect((await s.as("other", "/v2/bots?kind=trader")).body.data.filter((b: { name: string }) => b.name === "Cal")).toHaveLength(1)
   })
 
+  it("paper: \"on\" while POST /v2/bots creates a bot on the same trader is answered 200 with that bot", async () => {
+    for (let round = 0; round < 5; round++) {
+      const name = `Race${round}`
+      await s.known(`venue_a:race${round}`, name)
+      const [created, on] = await Promise.all([
+        s.as("other", "/v2/bots", { method: "POST", body: { trigger: { trader: `venue_a:race${round}` }, sizing: { usd: 5 } } }),
+        autopilot(`venue_a/race${round}`, { enabled: true }, "other"),
+      ])
+      // Whichever came first created the one bot; the other found it (the POST's own refusal is the spec's).
+      expect(on.status, JSON.stringify(on.body)).toBe(200)
+      const bots = (await s.as("other", "/v2/bots?kind=trader")).body.data.filter((b: { name: string }) => b.name === name)
+      expect(bots).toHaveLength(1)
+      expect(on.body.data.bot.id).toBe(bots[0].id)
+      if (created.status === 201) expect(created.body.data.id).toBe(bots[0].id)
+    }
+  })
+
   it("paper, disabled, with no bot: nothing to stop; another account's bot is not this account's autopilot", async () => {
     expect((await autopilot("venue_b/0xwhale", { enabled: false })).body.data).toMatchObject({ enabled: false, bot: null })
     expect((await autopilot("venue_a/ann", { enabled: false }, "other")).body.data).toMatchObject({ enabled: false, bot: null })
