@@ -1,10 +1,11 @@
 // How much of a request's garbage a young-generation scavenge copies (and the next one promotes) at a
-// paced rate, for three servers answering the same POST in this process: a bare node:http route, a
-// the same allocating ~100 KB of garbage a request (so it scavenges as often as the others), a
-// minimal @effect/platform-node server (one HttpRouter route reading the JSON body), and whalewatch's own
+// paced rate, for four servers answering the same POST: a bare node:http route, the same allocating
+// ~100 KB of garbage a request (so it scavenges as often as the others), a minimal @effect/platform-node
+// server (one HttpRouter route reading the JSON body), and whalewatch's own
 // door (the paper-order route's shape answering a fixed order, as bench/paper.ts's "door only" row).
 // Each runs in a child process started with --trace-gc-nvp; the figures are that process's main-thread
-// scavenges inside the measured window (the load generator is a worker thread with its own heap).
+// scavenges inside the measured window (the load generator is a worker thread with its own heap; the
+// server's isolate is the one whose scavenges match the count the server's thread observed itself).
 // A scavenge's pause grows with what it copies, so this is where the paper-order p99's GC share comes from.
 //   node --import tsx bench/gc-promotion.ts [--rate 250] [--seconds 8]
 import { spawnSync } from "node:child_process"

@@ -129,7 +129,6 @@ describe("walkSell", () => {
   it("sells fractional holdings to 6 decimals", () => {
     expect(walkSell(levels([0.5, 100]), { contracts: 1.234567 }, FREE)).toMatchObject({ contracts: 1.234567 })
   })
-
 })
 
 describe("walkBuy search", () => {
