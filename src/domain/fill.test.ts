@@ -99,7 +99,7 @@ describe("walkBuy", () => {
 describe("walkSell", () => {
   it("sells nothing when the fee would take all the sale brings (a venue fee is at least a cent an order)", () => {
     expect(walkSell(levels([0.48, 5]), { contracts: 0.01 }, KALSHI)).toEqual({
-      _tag: "NothingFills", reason: "nothing fills: the taker fee of $0.01 would take all of the sale's $0.0048; sell more contracts",
+      _tag: "NothingFills", reason: "nothing fills: the taker fee of $0.01 would take all of the $0.0048 the bids pay for this sale",
     })
     // A sale its fee does not swallow fills, proceeds after the fee.
     expect(walkSell(levels([0.48, 5]), { contracts: 0.05 }, KALSHI)).toMatchObject({ _tag: "Filled", gross: 0.024, fee: 0.01, cost: 0.014 })

@@ -304,7 +304,7 @@ export const walkSell = (bids: ReadonlyArray<FillLevel>, order: Omit<SellOrder, 
   if (fee >= gross) {
     return {
       _tag: "NothingFills",
-      reason: `nothing fills: the taker fee of $${usdText(fee)} would take all of the sale's $${usdText(gross)}; sell more contracts`,
+      reason: `nothing fills: the taker fee of $${usdText(fee)} would take all of the $${usdText(gross)} the bids pay for this sale`,
     }
   }
   return filled("sell", contracts, gross, fee, wanted - contracts, 0n, taken)

@@ -77,7 +77,7 @@ describe("paper book walk", () => {
       if (fill._tag !== "Filled") {
         // No bid inside the limit, or a sale its fee would swallow whole (a fee is at least a cent an order).
         if (inside.length > 0) {
-          const [, fee, gross] = /^nothing fills: the taker fee of \$([\d.e-]+) would take all of the sale's \$([\d.e-]+)/.exec(fill.reason) ?? []
+          const [, fee, gross] = /^nothing fills: the taker fee of \$([\d.e-]+) would take all of the \$([\d.e-]+) the bids pay for this sale$/.exec(fill.reason) ?? []
           expect(Number(fee)).toBeGreaterThanOrEqual(Number(gross))
         }
         return
