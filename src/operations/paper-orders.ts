@@ -14,7 +14,8 @@
 //   decoded body with the outcome compared case-insensitively; the key travels as a header over HTTP
 //   and as the `idempotencyKey` argument over MCP. The in-progress mark is held on the owning node and
 //   dropped whether the order is placed or refused, so a refused order does not consume its key. While it
-//   is held, the same order is IDEMPOTENCY_IN_PROGRESS and a different one VALIDATION (waiting cannot help).
+//   is held, the same order is IDEMPOTENCY_IN_PROGRESS, and a different one waits for it: it is then
+//   VALIDATION when that order took the key, or placed when that order was refused.
 import { createHash } from "node:crypto"
 import { Effect, Exit, ParseResult, Schema } from "effect"
 import { Accounts, marketObjectOf } from "../actors/accounts/registry.js"
@@ -177,13 +178,15 @@ export const placePaperOrder = operation({
       return stored === null ? yield* Effect.dieMessage("paper order neither recorded nor replayable") : yield* replay(stored, hash, ctx.setHeader)
     })
     if (key === null) return yield* place
-    const claim = accounts.claim(accountId, key, hash)
-    if (claim === "running") {
-      return yield* new IdempotencyInProgress({ error: "An order with this Idempotency-Key is still being placed; retry with the same key" })
+    for (;;) {
+      const claim = accounts.claim(accountId, key, hash)
+      if (claim._tag === "running") {
+        return yield* new IdempotencyInProgress({ error: "An order with this Idempotency-Key is still being placed; retry with the same key" })
+      }
+      if (claim._tag === "claimed") return yield* place.pipe(Effect.ensuring(Effect.sync(() => accounts.release(accountId, key))))
+      // A different order is being placed with the key: once it is placed this one is VALIDATION (the
+      // key's replay check), and once it is refused the key is free again, so wait and claim again.
+      yield* claim.released
     }
-    if (claim === "other") {
-      return yield* new Validation({ error: "Idempotency-Key is being used by a different order, still being placed" })
-    }
-    return yield* place.pipe(Effect.ensuring(Effect.sync(() => accounts.release(accountId, key))))
   }),
 })

@@ -17,7 +17,7 @@
 // Bots record their fills with `recordBotFill` and read their holdings with `botHoldings`.
 import { createHash } from "node:crypto"
 import { SqlClient } from "@effect/sql"
-import { Clock, Context, Deferred, Duration, Effect, Exit, Layer, Option, PubSub, Queue, Schedule } from "effect"
+import { Clock, Context, Deferred, Duration, Effect, Exit, FiberId, Layer, Option, PubSub, Queue, Schedule } from "effect"
 import { type Actor, createActor } from "xstate"
 import type { ApiError } from "../../domain/errors.js"
 import type { Fill } from "../../domain/fill.js"
@@ -104,11 +104,12 @@ export interface AccountsService {
   /** Current price of a holding's side (payout once settled); null when the market has none. */
   readonly priceOf: (holding: Holding) => number | null
   /**
-   * Marks (account, key) as being placed on this node for the order of `requestHash`: `claimed`, or, when
-   * the key is already being placed, `running` for the same order (IDEMPOTENCY_IN_PROGRESS) or `other`
-   * for a different one (VALIDATION: waiting would not help). `release` ends the mark.
+   * Marks (account, key) as being placed on this node for the order of `requestHash`: `claimed`; or, when
+   * the key is already being placed, `running` for the same order (IDEMPOTENCY_IN_PROGRESS), or `other`
+   * for a different one with `released`, which ends when that order is placed or refused (whether the key
+   * is then taken is known only then). `release` ends the mark.
    */
-  readonly claim: (accountId: string, key: string, requestHash: string) => "claimed" | "running" | "other"
+  readonly claim: (accountId: string, key: string, requestHash: string) => Claim
   readonly release: (accountId: string, key: string) => void
   /**
    * The idempotency key's first result, when this node holds it and it is younger than 24 hours: from
@@ -148,12 +149,18 @@ const batched = <I, O>(max: number, run: (inputs: ReadonlyArray<I>) => Effect.Ef
       Effect.flatMap(Deferred.make<O>(), (done) => Effect.zipRight(Queue.offer(queue, { input, done }), Deferred.await(done)))
   })
 
+/** What `claim` found: the key is now this order's, or another request is placing it. */
+export type Claim =
+  | { readonly _tag: "claimed" }
+  | { readonly _tag: "running" }
+  | { readonly _tag: "other"; readonly released: Effect.Effect<void> }
+
 /** The live accounts: actors, the ref → accounts index for settlements, the write queue. */
 class AccountRegistry {
   private readonly actors = new Map<string, AccountActor>()
   private readonly byRef = new Map<string, Set<string>>()
-  /** (account, key) → the request hash of the order being placed with it. */
-  private readonly claims = new Map<string, string>()
+  /** (account, key) → the request hash of the order being placed with it, and the end of its placing. */
+  private readonly claims = new Map<string, { readonly requestHash: string; readonly released: Deferred.Deferred<void> }>()
 
   constructor(
     private readonly markets: MarketsService,
@@ -252,16 +259,22 @@ class AccountRegistry {
     }
   }
 
-  claim(accountId: string, key: string, requestHash: string): "claimed" | "running" | "other" {
+  claim(accountId: string, key: string, requestHash: string): Claim {
     const id = `${accountId}\u0000${key}`
     const running = this.claims.get(id)
-    if (running !== undefined) return running === requestHash ? "running" : "other"
-    this.claims.set(id, requestHash)
-    return "claimed"
+    if (running !== undefined) {
+      return running.requestHash === requestHash ? { _tag: "running" } : { _tag: "other", released: Deferred.await(running.released) }
+    }
+    this.claims.set(id, { requestHash, released: Deferred.unsafeMake<void>(FiberId.none) })
+    return { _tag: "claimed" }
   }
 
   release(accountId: string, key: string): void {
-    this.claims.delete(`${accountId}\u0000${key}`)
+    const id = `${accountId}\u0000${key}`
+    const claim = this.claims.get(id)
+    if (claim === undefined) return
+    this.claims.delete(id)
+    Deferred.unsafeDone(claim.released, Exit.void)
   }
 
   priceOf(h: Holding): number | null {
