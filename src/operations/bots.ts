@@ -13,7 +13,7 @@
 // - A market bot needs an open market (VALIDATION otherwise); `series: true` needs a market of a
 //   repeating series (VALIDATION otherwise). An event ref with one contract stands for that contract.
 // - `since`, `result`, `limit` and `cursor` of Get Bot apply to `include=trades` and are ignored without it.
-import { Clock, Effect, Option, Schema } from "effect"
+import { Clock, Effect, FiberRef, Option, Schema } from "effect"
 import { Bots } from "../actors/bots/bots-live.js"
 import type { AnyBotContext, MarketBotContext, SignalBotContext, TraderBotContext } from "../actors/bots/bot-types.js"
 import { hasBuyTrigger } from "../actors/bots/market-rule.js"
@@ -132,59 +132,73 @@ const marketContext = (request: MarketBotRequest, accountId: string, createdAt: 
     return { ctx, ref }
   })
 
+/**
+ * An account has one live trader bot per trader: creating a trader bot, ending one, and autopilot (which
+ * looks for one, then creates or changes it) take turns, so none acts on a bot another has half made or
+ * half ended (the store holds it and the registry not yet, or the other way round). Bots run on one node
+ * (README: Several nodes). Re-entrant within a fiber: autopilot's turn creates through createBot.
+ */
+const traderTurn = Effect.unsafeMakeSemaphore(1)
+const holdsTraderTurn = FiberRef.unsafeMake(false)
+export const inTraderTurn = <A, E, R>(effect: Effect.Effect<A, E, R>): Effect.Effect<A, E, R> =>
+  Effect.flatMap(FiberRef.get(holdsTraderTurn), (held) =>
+    held ? effect : traderTurn.withPermits(1)(Effect.locally(effect, holdsTraderTurn, true)))
+
+const create = Effect.fn("Bots.create")(function* (request: typeof BotCreateRequest.Type, ctx: OperationContext) {
+  const bots = yield* useBots
+  const accountId = ctx.principal.accountId
+  const createdAt = yield* Clock.currentTimeMillis
+  let context: AnyBotContext
+  let snapshot: unknown
+  switch (request.kind) {
+    case "trader":
+      context = yield* traderContext(request, accountId, createdAt)
+      snapshot = bots.registry.preview(context)
+      break
+    case "signal":
+      context = signalContext(request, accountId, createdAt)
+      snapshot = bots.registry.preview(context)
+      break
+    case "market": {
+      const made = yield* marketContext(request, accountId, createdAt)
+      context = made.ctx
+      // The start: the side's price now is the base of dropsBy / risesBy; with no trigger it buys at once.
+      const ts = yield* feedNow(bots)
+      snapshot = bots.registry.preview(context, {
+        type: "market.price", ts, yesPrice: bots.markets.yesPrice(made.ref), quoter: bots.registry.quoterOf(made.ref),
+      })
+      if (!hasBuyTrigger(request.trigger.rule)) yield* Effect.annotateCurrentSpan("buysAtOnce", true)
+      break
+    }
+  }
+  const persisted = snapshot as { readonly value: unknown; readonly context: AnyBotContext }
+  const limit = request.kind === "signal" ? MAX_SIGNAL_BOTS : request.kind === "market" ? MAX_MARKET_BOTS : null
+  const outcome = yield* BotStore.insert({
+    id: context.id, accountId, kind: context.kind, name: persisted.context.name, mode: "paper",
+    status: persisted.value === "ended" ? "ended" : "running",
+    trader: context.kind === "trader" ? context.settings.trader.ref : null,
+    settings: null, snapshot,
+  }, new Date(createdAt), limit)
+  if (outcome === "duplicate") return yield* new Validation({ error: "trigger.trader: a bot on this trader already exists" })
+  if (outcome === "limit") {
+    return yield* new Validation({ error: `the account is at its limit of ${limit} ${request.kind} bots` })
+  }
+  // A copy: the stored JSON, not the preview actor's objects.
+  bots.registry.restore([{ id: context.id, kind: context.kind, snapshot: JSON.parse(JSON.stringify(snapshot)) as unknown }])
+  // The bot is durable with the insert (its snapshot holds its trades); this write stores its trade rows,
+  // and when it fails the flush stores them later: the creation stands.
+  yield* bots.persist(context.id).pipe(
+    Effect.catchAllCause((cause) => Effect.logWarning(`bots: the new bot ${context.id}'s trade rows are left to the flush`, cause)),
+  )
+  const now = bots.registry.context(context.id) ?? persisted.context
+  return botOf(now, bots.registry.status(context.id) ?? "running", prices(bots))
+})
+
 export const createBot = operation({
   name: "createBot", tool: "create_bot", method: "POST", path: "/v2/bots", scope: "write", status: 201,
   summary: "Create a paper bot (trader, signal or market)",
   input: BotCreateRequest, output: Bot,
-  run: Effect.fn("Bots.create")(function* (request, ctx) {
-    const bots = yield* useBots
-    const accountId = ctx.principal.accountId
-    const createdAt = yield* Clock.currentTimeMillis
-    let context: AnyBotContext
-    let snapshot: unknown
-    switch (request.kind) {
-      case "trader":
-        context = yield* traderContext(request, accountId, createdAt)
-        snapshot = bots.registry.preview(context)
-        break
-      case "signal":
-        context = signalContext(request, accountId, createdAt)
-        snapshot = bots.registry.preview(context)
-        break
-      case "market": {
-        const made = yield* marketContext(request, accountId, createdAt)
-        context = made.ctx
-        // The start: the side's price now is the base of dropsBy / risesBy; with no trigger it buys at once.
-        const ts = yield* feedNow(bots)
-        snapshot = bots.registry.preview(context, {
-          type: "market.price", ts, yesPrice: bots.markets.yesPrice(made.ref), quoter: bots.registry.quoterOf(made.ref),
-        })
-        if (!hasBuyTrigger(request.trigger.rule)) yield* Effect.annotateCurrentSpan("buysAtOnce", true)
-        break
-      }
-    }
-    const persisted = snapshot as { readonly value: unknown; readonly context: AnyBotContext }
-    const limit = request.kind === "signal" ? MAX_SIGNAL_BOTS : request.kind === "market" ? MAX_MARKET_BOTS : null
-    const outcome = yield* BotStore.insert({
-      id: context.id, accountId, kind: context.kind, name: persisted.context.name, mode: "paper",
-      status: persisted.value === "ended" ? "ended" : "running",
-      trader: context.kind === "trader" ? context.settings.trader.ref : null,
-      settings: null, snapshot,
-    }, new Date(createdAt), limit)
-    if (outcome === "duplicate") return yield* new Validation({ error: "trigger.trader: a bot on this trader already exists" })
-    if (outcome === "limit") {
-      return yield* new Validation({ error: `the account is at its limit of ${limit} ${request.kind} bots` })
-    }
-    // A copy: the stored JSON, not the preview actor's objects.
-    bots.registry.restore([{ id: context.id, kind: context.kind, snapshot: JSON.parse(JSON.stringify(snapshot)) as unknown }])
-    // The bot is durable with the insert (its snapshot holds its trades); this write stores its trade rows,
-    // and when it fails the flush stores them later: the creation stands.
-    yield* bots.persist(context.id).pipe(
-      Effect.catchAllCause((cause) => Effect.logWarning(`bots: the new bot ${context.id}'s trade rows are left to the flush`, cause)),
-    )
-    const now = bots.registry.context(context.id) ?? persisted.context
-    return botOf(now, bots.registry.status(context.id) ?? "running", prices(bots))
-  }),
+  run: (request, ctx) => (request.kind === "trader" ? inTraderTurn(create(request, ctx)) : create(request, ctx)),
 })
 
 // ---- list ----
@@ -381,8 +395,8 @@ export const deleteBot = operation({
     const id = own.ctx.id
     if (own.ctx.mode === "live") return yield* new Validation({ error: "live bots are read-only in the API; change them in the app" })
     if (own.status !== "ended") {
-      bots.registry.sendCommon(id, { type: "bot.end" })
-      yield* bots.persist(id)
+      const end = Effect.zipRight(Effect.sync(() => bots.registry.sendCommon(id, { type: "bot.end" })), bots.persist(id))
+      yield* own.ctx.kind === "trader" ? inTraderTurn(end) : end
     }
     return botOf(bots.registry.context(id) ?? own.ctx, bots.registry.status(id) ?? "ended", prices(bots))
   }),

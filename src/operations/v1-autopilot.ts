@@ -18,10 +18,10 @@ import { Bots } from "../actors/bots/bots-live.js"
 import { BotStore } from "../store/bots.js"
 import { Bot, BotCreateRequest } from "../domain/bot.js"
 import { Platform } from "../domain/enums.js"
-import { type ApiError, AutopilotNotReady, LiveTradingUnavailable, NotFound, Validation, quoted } from "../domain/errors.js"
+import { AutopilotNotReady, LiveTradingUnavailable, NotFound, Validation, quoted } from "../domain/errors.js"
 import { optionalKey, STRICT } from "../domain/limits.js"
 import { Sizing } from "../domain/signal.js"
-import { createBot, UpdateBotInput, updateBot } from "./bots.js"
+import { createBot, inTraderTurn, UpdateBotInput, updateBot } from "./bots.js"
 import { operation } from "./operation.js"
 import { TraderId } from "./v1-follows.js"
 import { canonicalHandle } from "../domain/refs.js"
@@ -52,14 +52,6 @@ const decodeFor = <A, I>(schema: Schema.Schema<A, I>, value: unknown): Effect.Ef
 
 export const LIVE_KEY_BLOCKER = "live autopilot on venue_a needs the account's own connected venue_a key, and this service connects none"
 
-/**
- * Autopilot changes take turns: two "on" at once both found no bot and both created one, and the second
- * create was refused (a bot on this trader already exists) as VALIDATION. In turn, the second finds the
- * first's bot and sets it running with what it sent. Bots run on one node (README: Several nodes). Bot
- * routes do not take these turns: a race with them is tried again (`attempt` below).
- */
-const inTurn = Effect.unsafeMakeSemaphore(1).withPermits(1)
-
 export const setAutopilot = operation({
   name: "setAutopilot", tool: "set_autopilot", method: "PATCH", path: "/v1/traders/:platform/:traderId/autopilot", scope: "write",
   summary: "Turn a trader's autopilot on or off: paper autopilot is the account's trader bot on that trader",
@@ -85,7 +77,10 @@ export const setAutopilot = operation({
     const bots = yield* Effect.serviceOption(Bots)
     if (Option.isNone(bots)) return yield* Effect.dieMessage("the bots service is not running")
     const registry = bots.value.registry
-    const existingBot = (): string | undefined => {
+    // In the trader-bot turn (bots.ts `inTraderTurn`): two "on" at once both found no bot and both created
+    // one, and an "on" racing a POST /v2/bots or a DELETE saw a bot half made or half ended; in turn, each
+    // finds what the one before left and creates it or sets it running with what it sent.
+    return yield* inTraderTurn(Effect.gen(function* () {
       let existing: string | undefined
       for (const id of registry.ids()) {
         const bot = registry.context(id)
@@ -94,32 +89,18 @@ export const setAutopilot = operation({
           registry.status(id) !== "ended"
         ) existing = id
       }
-      return existing
-    }
-    const settings = {
-      ...(request.sizing === undefined ? {} : { sizing: request.sizing }),
-      ...(request.mirrorExits === undefined ? {} : { mirrorExits: request.mirrorExits }),
-    }
-    // POST /v2/bots and DELETE /v2/bots/{id} do not take turns with autopilot: a create refused because a
-    // bot on this trader was created meanwhile, or an update refused because the bot was ended meanwhile,
-    // is tried again on what is there now (at most twice more; each retry needs another such race).
-    type Needs = Effect.Effect.Context<ReturnType<typeof createBot.run>> | Effect.Effect.Context<ReturnType<typeof updateBot.run>>
-    const attempt = (retries: number): Effect.Effect<typeof Autopilot.Type, ApiError, Needs> =>
-      Effect.suspend(() => {
-        const existing = existingBot()
-        const once = existing === undefined
-          ? enabled
-            ? Effect.flatMap(decodeFor(BotCreateRequest, { trigger: { trader }, ...settings }), (create) =>
-              Effect.map(createBot.run(create, ctx), (bot) => answer(bot, true)))
-            : Effect.succeed(answer(null, false))
-          : Effect.flatMap(decodeFor(UpdateBotInput, { id: existing, status: enabled ? "running" : "paused", ...settings }), (patch) =>
-            Effect.map(updateBot.run(patch, ctx), (bot) => answer(bot, enabled)))
-        return once.pipe(Effect.catchIf(
-          (e: ApiError) => e._tag === "VALIDATION" && retries > 0 && existingBot() !== existing,
-          () => attempt(retries - 1),
-        ))
-      })
-    return yield* inTurn(attempt(2))
+      const settings = {
+        ...(request.sizing === undefined ? {} : { sizing: request.sizing }),
+        ...(request.mirrorExits === undefined ? {} : { mirrorExits: request.mirrorExits }),
+      }
+      if (existing === undefined) {
+        if (!enabled) return answer(null, false)
+        const create = yield* decodeFor(BotCreateRequest, { trigger: { trader }, ...settings })
+        return answer(yield* createBot.run(create, ctx), true)
+      }
+      const patch = yield* decodeFor(UpdateBotInput, { id: existing, status: enabled ? "running" : "paused", ...settings })
+      return answer(yield* updateBot.run(patch, ctx), enabled)
+    }))
   }),
 })
 

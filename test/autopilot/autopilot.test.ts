@@ -63,6 +63,23 @@ describe("PATCH /v1/traders/{platform}/{traderId}/autopilot", () => {
     }
   })
 
+  it("paper: \"on\" while DELETE /v2/bots ends the trader's bot is answered 200 (a new bot, or the old one before it ended)", async () => {
+    await s.known("venue_a:gone", "Gone")
+    for (let round = 0; round < 5; round++) {
+      const first = await autopilot("venue_a/gone", { enabled: true }, "other")
+      const id = first.body.data.bot.id as string
+      const [removed, on] = await Promise.all([
+        s.as("other", `/v2/bots/${encodeURIComponent(id)}`, { method: "DELETE" }),
+        autopilot("venue_a/gone", { enabled: true }, "other"),
+      ])
+      expect(removed.status).toBe(200)
+      expect(on.status, JSON.stringify(on.body)).toBe(200)
+      const live = (await s.as("other", "/v2/bots?kind=trader&status=running")).body.data.filter((b: { name: string }) => b.name === "Gone")
+      expect(live.length).toBeLessThanOrEqual(1)
+      if (on.body.data.bot.id !== id) expect(live.map((b: { id: string }) => b.id)).toEqual([on.body.data.bot.id])
+    }
+  })
+
   it("paper, disabled, with no bot: nothing to stop; another account's bot is not this account's autopilot", async () => {
     expect((await autopilot("venue_b/0xwhale", { enabled: false })).body.data).toMatchObject({ enabled: false, bot: null })
     expect((await autopilot("venue_a/ann", { enabled: false }, "other")).body.data).toMatchObject({ enabled: false, bot: null })
