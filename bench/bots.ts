@@ -10,6 +10,7 @@
 // Run: node --expose-gc --import tsx bench/bots.ts [whaleTrades] [bots] [typical|dense] [static|churn] [chunk]
 // With --expose-gc each round starts from a collected heap (the previous round's bots are garbage, and
 // collecting them inside the next round's timing made rounds differ by up to 30 %).
+import "./support/service-v8.js" // first: the service's V8 flags
 import { BotRegistry } from "../src/actors/bots/registry.js"
 import type { AnyBotContext } from "../src/actors/bots/bot-types.js"
 import { CATEGORIES, VENUES, type Category, type Venue } from "../src/domain/enums.js"

@@ -1,21 +1,29 @@
 // How much of a request's garbage a young-generation scavenge copies (and the next one promotes) at a
-// paced rate, for four servers answering the same POST: a bare node:http route, the same allocating
-// ~100 KB of garbage a request (so it scavenges as often as the others), a minimal @effect/platform-node
-// server (one HttpRouter route reading the JSON body), and whalewatch's own
-// door (the paper-order route's shape answering a fixed order, as bench/paper.ts's "door only" row).
+// paced rate, for five servers answering the same POST: a bare node:http route, the same allocating
+// ~100 KB of garbage a request (so it scavenges as often as the others), the same again calling a
+// generator function it makes per request, a minimal @effect/platform-node server (one HttpRouter route
+// reading the JSON body), and whalewatch's own door (the paper-order route's shape answering a fixed
+// order, as bench/paper.ts's "door only" row). Each runs twice: with node's default V8 flags and with the
+// service's (src/v8-flags.ts).
 // Each runs in a child process started with --trace-gc-nvp; the figures are that process's main-thread
 // scavenges inside the measured window (the load generator is a worker thread with its own heap; the
 // server's isolate is the one whose scavenges match the count the server's thread observed itself).
 // A scavenge's pause grows with what it copies, so this is where the paper-order p99's GC share comes from.
+// What it showed (README): a generator function object made per request (`Effect.gen(function* () {…})`
+// inside a per-request function) kept each request's objects alive through the next scavenge, and so did
+// V8's pretenuring of the request path's allocation sites.
 //   node --import tsx bench/gc-promotion.ts [--rate 250] [--seconds 8]
 import { spawnSync } from "node:child_process"
 import { createServer } from "node:http"
 import { constants, PerformanceObserver } from "node:perf_hooks"
 import { fileURLToPath } from "node:url"
+import { V8_FLAGS } from "../src/v8-flags.js"
 import { arg, type LoadOptions, runLoad } from "./support/load.js"
 
-type Mode = "bare node:http" | "bare + 100 KB garbage" | "minimal @effect/platform-node" | "whalewatch door"
-const MODES: ReadonlyArray<Mode> = ["bare node:http", "bare + 100 KB garbage", "minimal @effect/platform-node", "whalewatch door"]
+type Mode = "bare node:http" | "bare + 100 KB garbage" | "bare + garbage + a generator made per request" | "minimal @effect/platform-node" | "whalewatch door"
+const MODES: ReadonlyArray<Mode> = [
+  "bare node:http", "bare + 100 KB garbage", "bare + garbage + a generator made per request", "minimal @effect/platform-node", "whalewatch door",
+]
 const RATE = arg("rate", 250)
 const SECONDS = arg("seconds", 8)
 const BODY = JSON.stringify({ market: "venue_a:BM0", outcome: "yes", action: "buy", usd: 10 })
@@ -29,13 +37,23 @@ const KEYS = 400
 const child = async (mode: Mode): Promise<void> => {
   let url: string
   let path = "/x"
-  if (mode === "bare node:http" || mode === "bare + 100 KB garbage") {
-    const garbage = mode === "bare + 100 KB garbage"
+  if (mode.startsWith("bare")) {
+    const garbage = mode !== "bare node:http"
+    const generator = mode === "bare + garbage + a generator made per request"
     const server = createServer((req, res) => {
       req.resume()
       req.on("end", () => {
         // As much short-lived garbage as a door request makes, so the bare server scavenges as often.
-        if (garbage && Array.from({ length: 1_500 }, (_, i) => ({ i, s: `x${i}` })).length === 0) return
+        if (garbage && Array.from({ length: 1_500 }, (_, i) => ({ i, s: `x${i}`, req })).length === 0) return
+        if (generator) {
+          // A generator function made here, as `Effect.gen(function* () {…})` in a per-request function is.
+          const steps = function* (): Generator<number, number, number> {
+            const a = yield 1
+            return a + (req.complete ? 1 : 0)
+          }
+          const it = steps()
+          if (it.next(0).done === true || it.next(1).value === 0) return
+        }
         const body = JSON.stringify(ANSWER)
         res.writeHead(201, { "content-type": "application/json", "content-length": Buffer.byteLength(body) })
         res.end(body)
@@ -125,8 +143,9 @@ if (process.argv.includes("--child") && MODES.includes(mode as Mode)) {
   await child(mode as Mode)
 } else {
   const self = fileURLToPath(import.meta.url)
-  const rows = MODES.map((m) => {
-    const run = spawnSync(process.execPath, ["--trace-gc-nvp", "--import", "tsx", self, "--child", m, "--rate", String(RATE), "--seconds", String(SECONDS)], {
+  const configs = [{ v8: "node defaults", flags: [] }, { v8: "service (src/v8-flags.ts)", flags: V8_FLAGS }]
+  const rows = configs.flatMap(({ v8, flags }) => MODES.map((m) => {
+    const run = spawnSync(process.execPath, [...flags, "--trace-gc-nvp", "--import", "tsx", self, "--child", m, "--rate", String(RATE), "--seconds", String(SECONDS)], {
       encoding: "utf8", maxBuffer: 512 * 1024 * 1024,
     })
     if (run.status !== 0) throw new Error(`${m}: exit ${run.status}\n${run.stderr}`)
@@ -135,6 +154,7 @@ if (process.argv.includes("--child") && MODES.includes(mode as Mode)) {
     const mean = (f: (x: Scavenge) => number) => (s.length === 0 ? 0 : s.reduce((n, x) => n + f(x), 0) / s.length)
     return {
       server: m,
+      v8,
       scavenges: s.length,
       "requests per scavenge": s.length === 0 ? requests : Math.round(requests / s.length),
       "pause ms (mean)": +mean((x) => x.pause).toFixed(2),
@@ -143,7 +163,7 @@ if (process.argv.includes("--child") && MODES.includes(mode as Mode)) {
       "promoted KB per scavenge": Math.round(mean((x) => x.promoted) / 1024),
       "promoted KB per request": +(s.reduce((n, x) => n + x.promoted, 0) / requests / 1024).toFixed(2),
     }
-  })
+  }))
   console.log(`young-generation scavenges of the server's thread at ${RATE} req/s for ${SECONDS} s, 200 keep-alive connections`)
   console.table(rows)
 }

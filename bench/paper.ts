@@ -19,7 +19,9 @@
 // clients each ordering now and then). The closed loop always rotates keys (≤ 100 orders each).
 //   node --import tsx bench/paper.ts [connections=200] [ordersPerConnection=50] [--rates 100,250,500,1000]
 //     [--seconds 5] [--keys store|memory] [--cold-keys]
+// The bench runs with the service's V8 flags (src/v8-flags.ts), as `npm start` does.
 // The crash run of 1,000 orders is the crash test: CRASH_ORDERS=1000 npx vitest run test/paper/crash.test.ts
+import "./support/service-v8.js" // first: the service's V8 flags
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import { aListing, aSnapshot } from "../test/actors/market-builders.js"

@@ -162,15 +162,20 @@ const respond = (op: AnyOperation): ((output: unknown) => Effect.Effect<unknown>
   }
 }
 
+/**
+ * An operation's route handler. Its generator is made once per route, not once per request: V8 gives every
+ * generator function object its own hidden class (in old space), which kept each request's whole graph
+ * alive through the next young-generation GC (bench/gc-promotion.ts). Hot paths use `Effect.fnUntraced`
+ * with a module-level (or per-route) generator for the same reason.
+ */
 const handlerOf = (op: AnyOperation, counters: Counters["Type"]) => {
   const success = respond(op)
-  return (request: {
-  readonly path?: object
-  readonly urlParams?: object
-  readonly payload?: unknown
-  readonly headers?: object
-}) =>
-  Effect.gen(function* () {
+  return Effect.fnUntraced(function* (request: {
+    readonly path?: object
+    readonly urlParams?: object
+    readonly payload?: unknown
+    readonly headers?: object
+  }) {
     const principal = yield* CurrentPrincipal
     const meter = yield* currentMeter
     const input = hasBody(op) && structFields(op.input) === undefined

@@ -57,42 +57,40 @@ const BEARER = /^Bearer +([A-Za-z0-9._~+/=-]+) *$/i
  * per-minute limit (429 past it), and the account must hold an active subscription (403). The MCP door
  * uses this alone (it lists only the tools the key's scopes allow); the routes add their scope.
  */
-export const authenticate = (keys: Keys["Type"], counters: Counters["Type"]) =>
-  Effect.gen(function* () {
-    const meter = yield* currentMeter
-    const request = yield* HttpServerRequest.HttpServerRequest
-    const header = request.headers["authorization"]
-    const token = header === undefined ? undefined : BEARER.exec(header)?.[1]
-    if (token === undefined) {
-      return yield* new Unauthorized({
-        error: header === undefined
-          ? "Missing Authorization header; send `Authorization: Bearer <API key>`"
-          : "Malformed Authorization header; send `Authorization: Bearer <API key>`",
-      })
-    }
-    const found = yield* keys.authenticate(token)
-    if (Option.isNone(found)) return yield* new Unauthorized({ error: "Unknown or revoked API key" })
-    const principal = found.value
-    const window = yield* currentWindow(principal.keyId)
-    const { state, refused } = yield* chargeRequestWith(counters, window)
-    meter.principal = principal
-    meter.window = window
-    meter.rate = state
-    if (refused !== undefined) return yield* refused
-    if (!principal.subscriptionActive) {
-      return yield* new ScopeRequired({ error: "The account has no active subscription" })
-    }
-    return principal
-  })
+export const authenticate = Effect.fnUntraced(function* (keys: Keys["Type"], counters: Counters["Type"]) {
+  const meter = yield* currentMeter
+  const request = yield* HttpServerRequest.HttpServerRequest
+  const header = request.headers["authorization"]
+  const token = header === undefined ? undefined : BEARER.exec(header)?.[1]
+  if (token === undefined) {
+    return yield* new Unauthorized({
+      error: header === undefined
+        ? "Missing Authorization header; send `Authorization: Bearer <API key>`"
+        : "Malformed Authorization header; send `Authorization: Bearer <API key>`",
+    })
+  }
+  const found = yield* keys.authenticate(token)
+  if (Option.isNone(found)) return yield* new Unauthorized({ error: "Unknown or revoked API key" })
+  const principal = found.value
+  const window = yield* currentWindow(principal.keyId)
+  const { state, refused } = yield* chargeRequestWith(counters, window)
+  meter.principal = principal
+  meter.window = window
+  meter.rate = state
+  if (refused !== undefined) return yield* refused
+  if (!principal.subscriptionActive) {
+    return yield* new ScopeRequired({ error: "The account has no active subscription" })
+  }
+  return principal
+})
 
 /** A route's key check: `authenticate`, the route's scope, then what was wrong with the request's text. */
-const authorize = (scope: Scope, keys: Keys["Type"], counters: Counters["Type"]) =>
-  Effect.gen(function* () {
-    const principal = yield* authenticate(keys, counters)
-    if (!principal.scopes.includes(scope)) return yield* new ScopeRequired({ error: scopeSentence(scope) })
-    yield* refuseInput(yield* currentMeter)
-    return principal
-  })
+const authorize = Effect.fnUntraced(function* (scope: Scope, keys: Keys["Type"], counters: Counters["Type"]) {
+  const principal = yield* authenticate(keys, counters)
+  if (!principal.scopes.includes(scope)) return yield* new ScopeRequired({ error: scopeSentence(scope) })
+  yield* refuseInput(yield* currentMeter)
+  return principal
+})
 
 /** The sentence of a key without the scope an operation needs, the same at both doors. */
 export const scopeSentence = (scope: Scope): string => `This operation needs a key with the \`${scope}\` scope`

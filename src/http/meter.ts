@@ -40,16 +40,18 @@ export const currentMeter: Effect.Effect<Meter> = Effect.flatMap(
   (m) => (m !== undefined ? Effect.succeed(m) : Effect.dieMessage("RequestMeter is not set")),
 )
 
+/** Charges an operation's extra units (includes, sweep values) in the request's window. */
+const charge = Effect.fnUntraced(function* (meter: Meter, counters: CountersService, units: number) {
+  if (units <= 0 || meter.window === undefined) return
+  const { state, refused } = yield* chargeExtra(counters, meter.window, units)
+  meter.rate = state
+  if (refused !== undefined) return yield* Effect.fail(refused)
+})
+
 /** The context an operation runs with behind the HTTP door. */
 export const operationContext = (meter: Meter, principal: Principal, counters: CountersService): OperationContext => ({
   principal,
-  charge: (units) =>
-    Effect.gen(function* () {
-      if (units <= 0 || meter.window === undefined) return
-      const { state, refused } = yield* chargeExtra(counters, meter.window, units)
-      meter.rate = state
-      if (refused !== undefined) return yield* Effect.fail(refused)
-    }),
+  charge: (units) => charge(meter, counters, units),
   setHeader: (name, value) => Effect.sync(() => void meter.headers.set(name.toLowerCase(), value)),
 })
 

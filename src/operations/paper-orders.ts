@@ -27,7 +27,7 @@ import { MAX_IDEMPOTENCY_KEY, optionalKey, STRICT } from "../domain/limits.js"
 import type { BookView, MarketInfo, MarketSide } from "../domain/market-events.js"
 import { type PaperBuy, PaperOrder, PaperOrderRequest, type PaperSell } from "../domain/paper.js"
 import type { StoredOrder } from "../store/paper.js"
-import { operation } from "./operation.js"
+import { operation, type OperationContext } from "./operation.js"
 import { isoOf } from "../intel/rows.js"
 
 /** The Idempotency-Key: 1 to 200 characters. */
@@ -146,47 +146,57 @@ const replay = Effect.fn("PaperOrders.replay")(function* (
   return yield* Schema.decodeUnknown(PaperOrder)(stored.response).pipe(Effect.orDie)
 })
 
+/** The order placed (or its key replayed), once its key is this request's or there is none. */
+const place = Effect.fnUntraced(function* (
+  accountId: string, key: string | null, hash: string, order: Order, setHeader: OperationContext["setHeader"],
+) {
+  const accounts = yield* Accounts
+  const markets = yield* Markets
+  if (key !== null) {
+    const held = yield* accounts.heldKey(accountId, key)
+    if (held !== null) return yield* replay(held, hash, setHeader)
+  }
+  const info = yield* contractOf(order.market)
+  const side = sideOf(info, order.outcome)
+  if (side === null) {
+    return yield* new Validation({
+      error: `outcome must be one of ${info.sides.map((s) => s.name).join(", ")} (name or label), or yes or no`,
+    })
+  }
+  const committed = yield* accounts.commit(accountId, prepareOrder(markets, info, side, order, key, hash))
+  if (committed !== null) return paperOrderOf(committed.order)
+  // The key was taken by an order this node does not hold (another node's, or one whose commit's
+  // answer was lost): answer with that order, from the store.
+  const stored = key === null ? null : yield* accounts.storedKey(accountId, key)
+  return stored === null ? yield* Effect.dieMessage("paper order neither recorded nor replayable") : yield* replay(stored, hash, setHeader)
+})
+
+// Module-level generators (not one made per order): see http/api.ts's `handlerOf`.
+const placeOrder = Effect.fnUntraced(function* (input: PlacePaperOrderInput, ctx: OperationContext) {
+  const { idempotencyKey, ...fields } = input
+  const order = yield* decodeOrder(fields)
+  const accountId = ctx.principal.accountId
+  const key = idempotencyKey ?? null
+  const hash = requestHashOf(order)
+  if (key === null) return yield* place(accountId, key, hash, order, ctx.setHeader)
+  const accounts = yield* Accounts
+  for (;;) {
+    const claim = accounts.claim(accountId, key, hash)
+    if (claim._tag === "running") {
+      return yield* new IdempotencyInProgress({ error: "An order with this Idempotency-Key is still being placed; retry with the same key" })
+    }
+    if (claim._tag === "claimed") {
+      return yield* place(accountId, key, hash, order, ctx.setHeader).pipe(Effect.ensuring(Effect.sync(() => accounts.release(accountId, key))))
+    }
+    // A different order is being placed with the key: once it is placed this one is VALIDATION (the
+    // key's replay check), and once it is refused the key is free again, so wait and claim again.
+    yield* claim.released
+  }
+})
+
 export const placePaperOrder = operation({
   name: "placePaperOrder", tool: "place_paper_order", method: "POST", path: "/v2/paper-orders", scope: "write",
   status: 201, summary: "Place a paper order by hand, filled at once against the live book with the taker fee",
   input: PlacePaperOrderInput, output: PaperOrder, headers: { "idempotency-key": "idempotencyKey" },
-  run: (input, ctx) => Effect.gen(function* () {
-    const { idempotencyKey, ...fields } = input
-    const order = yield* decodeOrder(fields)
-    const accountId = ctx.principal.accountId
-    const accounts = yield* Accounts
-    const markets = yield* Markets
-    const key = idempotencyKey ?? null
-    const hash = requestHashOf(order)
-    const place = Effect.gen(function* () {
-      if (key !== null) {
-        const held = yield* accounts.heldKey(accountId, key)
-        if (held !== null) return yield* replay(held, hash, ctx.setHeader)
-      }
-      const info = yield* contractOf(order.market)
-      const side = sideOf(info, order.outcome)
-      if (side === null) {
-        return yield* new Validation({
-          error: `outcome must be one of ${info.sides.map((s) => s.name).join(", ")} (name or label), or yes or no`,
-        })
-      }
-      const committed = yield* accounts.commit(accountId, prepareOrder(markets, info, side, order, key, hash))
-      if (committed !== null) return paperOrderOf(committed.order)
-      // The key was taken by an order this node does not hold (another node's, or one whose commit's
-      // answer was lost): answer with that order, from the store.
-      const stored = key === null ? null : yield* accounts.storedKey(accountId, key)
-      return stored === null ? yield* Effect.dieMessage("paper order neither recorded nor replayable") : yield* replay(stored, hash, ctx.setHeader)
-    })
-    if (key === null) return yield* place
-    for (;;) {
-      const claim = accounts.claim(accountId, key, hash)
-      if (claim._tag === "running") {
-        return yield* new IdempotencyInProgress({ error: "An order with this Idempotency-Key is still being placed; retry with the same key" })
-      }
-      if (claim._tag === "claimed") return yield* place.pipe(Effect.ensuring(Effect.sync(() => accounts.release(accountId, key))))
-      // A different order is being placed with the key: once it is placed this one is VALIDATION (the
-      // key's replay check), and once it is refused the key is free again, so wait and claim again.
-      yield* claim.released
-    }
-  }),
+  run: placeOrder,
 })

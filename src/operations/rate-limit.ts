@@ -60,26 +60,24 @@ export const chargeRequest = (window: RateWindow): Effect.Effect<
  * `chargeRequest` with the counters given: the HTTP door's per-request path, where providing the service
  * would copy the request's whole context (and its fiber refs) for one call.
  */
-export const chargeRequestWith = (counters: CountersService, window: RateWindow): Effect.Effect<
+export const chargeRequestWith: (counters: CountersService, window: RateWindow) => Effect.Effect<
   { readonly state: RateState; readonly refused: QuotaExceeded | undefined }
-> =>
-  Effect.gen(function* () {
-    const count = yield* counters.incrBy(window.counter, 1, WINDOW_MS / 1000 + 5)
-    const state = stateOf(window, count, yield* Clock.currentTimeMillis)
-    return { state, refused: count > REQUESTS_PER_MINUTE ? exceeded(state) : undefined }
-  })
+> = Effect.fnUntraced(function* (counters: CountersService, window: RateWindow) {
+  const count = yield* counters.incrBy(window.counter, 1, WINDOW_MS / 1000 + 5)
+  const state = stateOf(window, count, yield* Clock.currentTimeMillis)
+  return { state, refused: count > REQUESTS_PER_MINUTE ? exceeded(state) : undefined }
+})
 
 /**
  * Charges `units` more in the same window, only when they fit under the limit (one atomic step: they are
  * never added and then taken back, which made requests running meanwhile see the window full); when they
  * would pass it, nothing is charged and QUOTA_EXCEEDED is returned.
  */
-export const chargeExtra = (counters: CountersService, window: RateWindow, units: number): Effect.Effect<
+export const chargeExtra: (counters: CountersService, window: RateWindow, units: number) => Effect.Effect<
   { readonly state: RateState; readonly refused: QuotaExceeded | undefined }
-> =>
-  Effect.gen(function* () {
-    const { taken, before } = yield* counters.take(window.counter, units, REQUESTS_PER_MINUTE, WINDOW_MS / 1000 + 5, false)
-    const now = yield* Clock.currentTimeMillis
-    const state = stateOf(window, before + taken, now)
-    return taken === units ? { state, refused: undefined } : { state, refused: exceeded(state, units) }
-  })
+> = Effect.fnUntraced(function* (counters: CountersService, window: RateWindow, units: number) {
+  const { taken, before } = yield* counters.take(window.counter, units, REQUESTS_PER_MINUTE, WINDOW_MS / 1000 + 5, false)
+  const now = yield* Clock.currentTimeMillis
+  const state = stateOf(window, before + taken, now)
+  return taken === units ? { state, refused: undefined } : { state, refused: exceeded(state, units) }
+})

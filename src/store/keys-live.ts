@@ -122,36 +122,36 @@ export const KeysLive: Layer.Layer<Keys, never, SqlClient.SqlClient> = Layer.eff
           return Effect.zipRight(Effect.forkDaemon(Effect.suspend(drain)), Deferred.await(done))
         }))
 
-    const authenticate = (token: string) =>
-      Effect.gen(function* () {
-        if (!token.startsWith(KEY_PREFIX) || token.length !== KEY_LENGTH) return Option.none<Principal>()
-        const hash = sha256(token)
-        const now = yield* Clock.currentTimeMillis
-        const cached = cache.get(hash)
-        if (cached !== undefined && cached.until > now) {
-          // Refresh ahead: a key in use is asked about again before its entry expires, off the request
-          // path, so it never waits on the store; the entry still lives at most POSITIVE_TTL_MS from
-          // the read that made it.
-          if (Option.isSome(cached.principal) && cached.until - now <= REFRESH_AHEAD_MS && !refreshing.has(hash)) {
-            refreshing.add(hash)
-            const before = revocations
-            yield* Effect.forkDaemon(lookup(hash).pipe(
-              Effect.tap((principal) =>
-                Effect.sync(() => {
-                  if (before === revocations) cache.set(hash, { principal, until: now + (Option.isSome(principal) ? POSITIVE_TTL_MS : NEGATIVE_TTL_MS) })
-                })),
-              Effect.ensuring(Effect.sync(() => refreshing.delete(hash))),
-            ))
-          }
-          return cached.principal
+    // One generator for every call (a generator made per call kept each request alive through a young GC: api.ts).
+    const authenticate = Effect.fnUntraced(function* (token: string) {
+      if (!token.startsWith(KEY_PREFIX) || token.length !== KEY_LENGTH) return Option.none<Principal>()
+      const hash = sha256(token)
+      const now = yield* Clock.currentTimeMillis
+      const cached = cache.get(hash)
+      if (cached !== undefined && cached.until > now) {
+        // Refresh ahead: a key in use is asked about again before its entry expires, off the request
+        // path, so it never waits on the store; the entry still lives at most POSITIVE_TTL_MS from
+        // the read that made it.
+        if (Option.isSome(cached.principal) && cached.until - now <= REFRESH_AHEAD_MS && !refreshing.has(hash)) {
+          refreshing.add(hash)
+          const before = revocations
+          yield* Effect.forkDaemon(lookup(hash).pipe(
+            Effect.tap((principal) =>
+              Effect.sync(() => {
+                if (before === revocations) cache.set(hash, { principal, until: now + (Option.isSome(principal) ? POSITIVE_TTL_MS : NEGATIVE_TTL_MS) })
+              })),
+            Effect.ensuring(Effect.sync(() => refreshing.delete(hash))),
+          ))
         }
-        const before = revocations
-        const principal = yield* lookup(hash)
-        if (before !== revocations) return principal
-        if (cache.size >= CACHE_LIMIT) cache.clear()
-        cache.set(hash, { principal, until: now + (Option.isSome(principal) ? POSITIVE_TTL_MS : NEGATIVE_TTL_MS) })
-        return principal
-      }).pipe(Effect.withSpan("Keys.authenticate", { captureStackTrace: false })) // per request: no call-site Error
+        return cached.principal
+      }
+      const before = revocations
+      const principal = yield* lookup(hash)
+      if (before !== revocations) return principal
+      if (cache.size >= CACHE_LIMIT) cache.clear()
+      cache.set(hash, { principal, until: now + (Option.isSome(principal) ? POSITIVE_TTL_MS : NEGATIVE_TTL_MS) })
+      return principal
+    }, Effect.withSpan("Keys.authenticate", { captureStackTrace: false })) // per request: no call-site Error
 
     const create = (input: { readonly account: string; readonly scopes: ReadonlyArray<Scope>; readonly subscription: boolean }) =>
       Effect.gen(function* () {

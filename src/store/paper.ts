@@ -100,8 +100,8 @@ const RECORD_ORDERS = `SELECT r AS id FROM record_paper_orders(
  * Inserts orders (and their keys) in one statement; the ids actually inserted. An order whose key is
  * already held (unexpired) by another order is not inserted. Committed before it returns.
  */
-const record = (orders: ReadonlyArray<StoredOrder>, now: number): Effect.Effect<ReadonlySet<string>, never, SqlClient.SqlClient> =>
-  Effect.gen(function* () {
+const record: (orders: ReadonlyArray<StoredOrder>, now: number) => Effect.Effect<ReadonlySet<string>, never, SqlClient.SqlClient> =
+  Effect.fnUntraced(function* (orders: ReadonlyArray<StoredOrder>, now: number) {
     if (orders.length === 0) return new Set<string>()
     const sql = yield* SqlClient.SqlClient
     const col = <A>(f: (o: StoredOrder) => A): Array<A> => orders.map(f)
@@ -117,7 +117,7 @@ const record = (orders: ReadonlyArray<StoredOrder>, now: number): Effect.Effect<
       now - IDEMPOTENCY_RETENTION_MS,
     ])
     return new Set(rows.map((r) => r.id))
-  }).pipe(Effect.orDie, Effect.withSpan("PaperStore.record"))
+  }, Effect.orDie, Effect.withSpan("PaperStore.record"))
 
 /** The key's first result, when it is held and younger than 24 hours. */
 const findKey = (accountId: string, key: string, now: number): Effect.Effect<StoredKey | null, never, SqlClient.SqlClient> =>

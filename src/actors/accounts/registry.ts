@@ -351,55 +351,59 @@ export const makeAccountsLayer = (options: AccountsOptions = {}): Layer.Layer<Ac
         Schedule.spaced(Duration.hours(1)),
       ))
 
-      const commit = <E extends ApiError>(
+      // One generator for every call (a generator made per call kept each order alive through a young GC: http/api.ts).
+      const commit: <E extends ApiError>(
         accountId: string,
         prepare: (context: AccountContext) => Exit.Exit<PreparedOrder, E>,
         at?: number,
-      ): Effect.Effect<CommittedOrder | null, E> =>
-        Effect.gen(function* () {
-          const filledAt = at ?? (yield* Clock.currentTimeMillis)
-          // One synchronous step: read the account, prepare, apply.
-          const applied = yield* Effect.suspend(() => {
-            const context = registry.context(accountId)
-            const prepared = prepare(context)
-            if (Exit.isFailure(prepared)) return Effect.failCause(prepared.cause)
-            const p = prepared.value
-            const seq = context.seq + 1
-            const id = orderIdOf(accountId, seq)
-            const fill: RecordedFill = {
-              seq, ref: p.ref, market: p.market, outcome: p.outcome, action: p.action, contracts: p.fill.contracts,
-              cost: p.fill.cost, at: filledAt, source: p.source, bot: p.bot,
-            }
-            const { profit, before } = registry.apply(accountId, fill)
-            const order: StoredOrder = {
-              id, accountId, seq, idempotencyKey: p.idempotencyKey, requestHash: p.requestHash, market: p.ref,
-              marketObject: p.market, outcome: p.outcome, action: p.action, contracts: p.fill.contracts,
-              avgPrice: p.fill.avgPrice, cost: p.fill.cost, fee: p.fill.fee, unfilled: p.fill.unfilledContracts, filledAt,
-              profit, source: p.source, botId: p.bot?.id ?? null, botName: p.bot?.name ?? null,
-              response: p.idempotencyKey === null ? null : p.response({ id, filledAt }), botFillId: p.botFillId ?? null,
-            }
-            return Effect.succeed({ fill, order, profit, before })
-          })
-          // Taken back once: by the group's failed write (all of it, newest first), or here when this order
-          // alone was not recorded (its key taken first) or its wait was cut short.
-          let undone = false
-          const undo = (): void => {
-            if (undone) return
-            undone = true
-            registry.undo(accountId, applied.fill, applied.before, applied.profit)
+      ) => Effect.Effect<CommittedOrder | null, E> = Effect.fnUntraced(function* <E extends ApiError>(
+        accountId: string,
+        prepare: (context: AccountContext) => Exit.Exit<PreparedOrder, E>,
+        at?: number,
+      ) {
+        const filledAt = at ?? (yield* Clock.currentTimeMillis)
+        // One synchronous step: read the account, prepare, apply.
+        const applied = yield* Effect.suspend(() => {
+          const context = registry.context(accountId)
+          const prepared = prepare(context)
+          if (Exit.isFailure(prepared)) return Effect.failCause(prepared.cause)
+          const p = prepared.value
+          const seq = context.seq + 1
+          const id = orderIdOf(accountId, seq)
+          const fill: RecordedFill = {
+            seq, ref: p.ref, market: p.market, outcome: p.outcome, action: p.action, contracts: p.fill.contracts,
+            cost: p.fill.cost, at: filledAt, source: p.source, bot: p.bot,
           }
-          const stored = yield* write({ order: applied.order, undo }).pipe(
-            Effect.onExit((exit) => (Exit.isSuccess(exit) && exit.value ? Effect.void : Effect.sync(undo))),
-          )
-          if (!stored) return null
-          const { idempotencyKey, requestHash, response } = applied.order
-          if (idempotencyKey !== null && requestHash !== null) {
-            keys.remember({ accountId, key: idempotencyKey, requestHash, response, createdAt: filledAt })
+          const { profit, before } = registry.apply(accountId, fill)
+          const order: StoredOrder = {
+            id, accountId, seq, idempotencyKey: p.idempotencyKey, requestHash: p.requestHash, market: p.ref,
+            marketObject: p.market, outcome: p.outcome, action: p.action, contracts: p.fill.contracts,
+            avgPrice: p.fill.avgPrice, cost: p.fill.cost, fee: p.fill.fee, unfilled: p.fill.unfilledContracts, filledAt,
+            profit, source: p.source, botId: p.bot?.id ?? null, botName: p.bot?.name ?? null,
+            response: p.idempotencyKey === null ? null : p.response({ id, filledAt }), botFillId: p.botFillId ?? null,
           }
-          if (Option.isSome(sink)) sink.value.publish([{ _tag: "OrderRecorded", order: applied.order }])
-          registry.settleIfOver(accountId, applied.fill.ref)
-          return { order: applied.order, profit: applied.profit }
+          return Effect.succeed({ fill, order, profit, before })
         })
+        // Taken back once: by the group's failed write (all of it, newest first), or here when this order
+        // alone was not recorded (its key taken first) or its wait was cut short.
+        let undone = false
+        const undo = (): void => {
+          if (undone) return
+          undone = true
+          registry.undo(accountId, applied.fill, applied.before, applied.profit)
+        }
+        const stored = yield* write({ order: applied.order, undo }).pipe(
+          Effect.onExit((exit) => (Exit.isSuccess(exit) && exit.value ? Effect.void : Effect.sync(undo))),
+        )
+        if (!stored) return null
+        const { idempotencyKey, requestHash, response } = applied.order
+        if (idempotencyKey !== null && requestHash !== null) {
+          keys.remember({ accountId, key: idempotencyKey, requestHash, response, createdAt: filledAt })
+        }
+        if (Option.isSome(sink)) sink.value.publish([{ _tag: "OrderRecorded", order: applied.order }])
+        registry.settleIfOver(accountId, applied.fill.ref)
+        return { order: applied.order, profit: applied.profit }
+      })
 
       const service: AccountsService = {
         context: (accountId) => registry.context(accountId),
