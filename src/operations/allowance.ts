@@ -63,8 +63,8 @@ export const allowanceExceeded = (state: TradeAllowanceState): QuotaExceeded =>
   })
 
 /** The allowance left to a key now (the stream refuses to open when `remaining` is 0). */
-export const tradesRemaining = (principal: Principal): Effect.Effect<TradeAllowanceState, never, Counters> =>
-  Effect.gen(function* () {
+export const tradesRemaining: (principal: Principal) => Effect.Effect<TradeAllowanceState, never, Counters> =
+  Effect.fnUntraced(function* (principal: Principal) {
     const counters = yield* Counters
     const limit = yield* TradeAllowanceLimit
     const now = yield* Clock.currentTimeMillis
@@ -96,8 +96,8 @@ export const setTradeHeaders = (ctx: OperationContext, state: TradeAllowanceStat
   ], { discard: true })
 
 /** QUOTA_EXCEEDED (headers set) when nothing remains: a listing's check before it reads anything. */
-export const requireTradesLeft = (ctx: OperationContext): Effect.Effect<void, QuotaExceeded, Counters> =>
-  Effect.gen(function* () {
+export const requireTradesLeft: (ctx: OperationContext) => Effect.Effect<void, QuotaExceeded, Counters> =
+  Effect.fnUntraced(function* (ctx: OperationContext) {
     const state = yield* tradesRemaining(ctx.principal)
     if (state.remaining > 0) return
     yield* setTradeHeaders(ctx, state)
@@ -111,8 +111,8 @@ export const requireTradesLeft = (ctx: OperationContext): Effect.Effect<void, Qu
  * returned (the caller cuts its page to that); sets the headers; QUOTA_EXCEEDED when nothing remained
  * before the charge.
  */
-export const chargeTrades = (ctx: OperationContext, rows: number): Effect.Effect<number, QuotaExceeded, Counters> =>
-  Effect.gen(function* () {
+export const chargeTrades: (ctx: OperationContext, rows: number) => Effect.Effect<number, QuotaExceeded, Counters> =
+  Effect.fnUntraced(function* (ctx: OperationContext, rows: number) {
     const counters = yield* Counters
     const limit = yield* TradeAllowanceLimit
     const now = yield* Clock.currentTimeMillis

@@ -48,8 +48,8 @@ const useBots = Effect.flatMap(Effect.serviceOption(Bots), (bots) =>
 const notFound = (id: string) => new NotFound({ error: `No bot has id ${quoted(id)}` })
 
 /** The caller's bot, or NOT_FOUND (missing, malformed and another account's alike). */
-const ownBot = (raw: string, ctx: OperationContext) =>
-  Effect.gen(function* () {
+const ownBot =
+  Effect.fnUntraced(function* (raw: string, ctx: OperationContext) {
     const bots = yield* useBots
     const id = Option.getOrUndefined(Schema.decodeUnknownOption(BotId)(raw))
     const bot = id === undefined ? undefined : bots.registry.context(id)
@@ -216,27 +216,26 @@ export const listBots = listing({
   name: "listBots", tool: "list_bots", method: "GET", path: "/v2/bots", scope: "read",
   summary: "List the account's bots, newest first",
   input: ListBotsInput, row: BotListItem,
-  run: (input, ctx) =>
-    Effect.gen(function* () {
-      const bots = yield* useBots
-      const rows = bots.registry.idsOf(ctx.principal.accountId)
-        .map((id) => ({ id, ctx: bots.registry.context(id), status: bots.registry.status(id) }))
-        .filter((r): r is { id: string; ctx: AnyBotContext; status: "running" | "paused" | "ended" } =>
-          r.ctx !== undefined && r.status !== undefined &&
-          (input.kind === undefined || input.kind.includes(r.ctx.kind)) &&
-          (input.status === undefined || input.status.includes(r.status)) &&
-          (input.venue === undefined || venuesOf(r.ctx).some((v) => input.venue?.includes(v) === true)))
-        .sort((a, b) => b.ctx.createdAt - a.ctx.createdAt || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
-      const key = (r: { readonly id: string; readonly ctx: AnyBotContext }) => [r.ctx.createdAt, r.id] as const
-      const after = (r: { readonly id: string; readonly ctx: AnyBotContext }, k: readonly [number, string]) =>
-        r.ctx.createdAt < k[0] || (r.ctx.createdAt === k[0] && r.id < k[1])
-      const page = yield* paginate({
-        listing: "listBots", input, ctx, key: ListKey, keyOf: key,
-        fetch: (from, take) =>
-          Effect.succeed(Option.match(from, { onNone: () => rows, onSome: (k) => rows.filter((r) => after(r, k)) }).slice(0, take)),
-      })
-      return { data: page.data.map((r) => listItemOf(r.ctx, r.status, prices(bots))), nextCursor: page.nextCursor }
-    }),
+  run: Effect.fnUntraced(function* (input: typeof ListBotsInput.Type, ctx: OperationContext) {
+    const bots = yield* useBots
+    const rows = bots.registry.idsOf(ctx.principal.accountId)
+      .map((id) => ({ id, ctx: bots.registry.context(id), status: bots.registry.status(id) }))
+      .filter((r): r is { id: string; ctx: AnyBotContext; status: "running" | "paused" | "ended" } =>
+        r.ctx !== undefined && r.status !== undefined &&
+        (input.kind === undefined || input.kind.includes(r.ctx.kind)) &&
+        (input.status === undefined || input.status.includes(r.status)) &&
+        (input.venue === undefined || venuesOf(r.ctx).some((v) => input.venue?.includes(v) === true)))
+      .sort((a, b) => b.ctx.createdAt - a.ctx.createdAt || (a.id < b.id ? 1 : a.id > b.id ? -1 : 0))
+    const key = (r: { readonly id: string; readonly ctx: AnyBotContext }) => [r.ctx.createdAt, r.id] as const
+    const after = (r: { readonly id: string; readonly ctx: AnyBotContext }, k: readonly [number, string]) =>
+      r.ctx.createdAt < k[0] || (r.ctx.createdAt === k[0] && r.id < k[1])
+    const page = yield* paginate({
+      listing: "listBots", input, ctx, key: ListKey, keyOf: key,
+      fetch: (from, take) =>
+        Effect.succeed(Option.match(from, { onNone: () => rows, onSome: (k) => rows.filter((r) => after(r, k)) }).slice(0, take)),
+    })
+    return { data: page.data.map((r) => listItemOf(r.ctx, r.status, prices(bots))), nextCursor: page.nextCursor }
+  }),
 })
 
 // ---- get ----

@@ -134,8 +134,8 @@ const tradedUsd = (intel: IntelService, f: MarketFigures): number =>
   f.contracts.reduce((t, c) => t + (intel.pipeline.contractState(c)?.figures.tradedUsd ?? 0), 0)
 
 /** The rows of a request, in listing order. */
-const listMarkets = (intel: IntelService, input: ListMarketsInput, now: number) =>
-  Effect.gen(function* () {
+const listMarkets =
+  Effect.fnUntraced(function* (intel: IntelService, input: ListMarketsInput, now: number) {
     const words = input.q === undefined ? [] : wordsOf(input.q)
     const open: Array<{ f: MarketFigures; listedAt: number }> = []
     const ended: Array<MarketFigures> = []
@@ -188,8 +188,8 @@ const listMarkets = (intel: IntelService, input: ListMarketsInput, now: number) 
 export const marketRowsOf = (intel: IntelService, input: ListMarketsInput, now: number) =>
   Effect.map(listMarkets(intel, input, now), (listed) => listed.map((l) => l.row))
 
-const runList = (input: ListMarketsInput, ctx: OperationContext) =>
-  Effect.gen(function* () {
+const runList =
+  Effect.fnUntraced(function* (input: ListMarketsInput, ctx: OperationContext) {
     if ((input.priceMin !== undefined || input.priceMax !== undefined) && input.status !== "open") {
       return yield* new Validation({ error: "priceMin and priceMax need status=open" })
     }
@@ -332,8 +332,8 @@ const sidesJson = (value: unknown): ReadonlyArray<{ readonly id: string }> => {
   return Array.isArray(parsed) ? (parsed as ReadonlyArray<{ readonly id: string }>) : []
 }
 
-const historyOf = (markets: MarketsService, r: Resolved, range: HistoryRange, now: number) =>
-  Effect.gen(function* () {
+const historyOf =
+  Effect.fnUntraced(function* (markets: MarketsService, r: Resolved, range: HistoryRange, now: number) {
     const info = r.infos[0]
     if (r.contracts.length !== 1 || info === undefined) return null
     const from = now - RANGE_MS[range]
@@ -358,8 +358,8 @@ const historyOf = (markets: MarketsService, r: Resolved, range: HistoryRange, no
 
 const WALLET = /^0x[0-9a-f]{40}$/i
 
-const whalesOf = (intel: IntelService, r: Resolved, now: number) =>
-  Effect.gen(function* () {
+const whalesOf =
+  Effect.fnUntraced(function* (intel: IntelService, r: Resolved, now: number) {
     const from = now - (r.contracts.length === 1 ? TRADES_WINDOW_DAYS * DAY_MS : DAY_MS)
     const infoOf = new Map(r.infos.map((i) => [i.ref, i]))
     // On a multi-contract market a side is named with its contract: "<contract title>: <side>".
@@ -395,8 +395,8 @@ const callOf = (intel: IntelService, ref: string) =>
     Effect.catchTag("TimeoutException", () => Effect.succeed(null)),
   )
 
-const tradesOf = (intel: IntelService, ctx: OperationContext, ref: string) =>
-  Effect.gen(function* () {
+const tradesOf =
+  Effect.fnUntraced(function* (intel: IntelService, ctx: OperationContext, ref: string) {
     const trades = yield* marketWhaleBuys(ref, MARKET_DETAIL_TRADES)
     const granted = yield* chargeTrades(ctx, trades.length)
     return liveTradeRows(intel, trades.slice(0, granted))
@@ -411,8 +411,8 @@ const otherVenuesOf = (r: Resolved) =>
         return venue === "venue_a" || venue === "venue_b" || venue === "venue_b_us" || venue === "venue_d" ? [{ venue, ref }] : []
       }))
 
-const runGet = (input: GetMarketInput, ctx: OperationContext) =>
-  Effect.gen(function* () {
+const runGet =
+  Effect.fnUntraced(function* (input: GetMarketInput, ctx: OperationContext) {
     const includes = yield* includesOf(input.include)
     const markets = yield* Markets
     const intel = yield* Intel

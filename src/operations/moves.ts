@@ -38,8 +38,8 @@ export type ListMovesInput = typeof ListMovesInput.Type
 
 const MoveKeySchema = Schema.Tuple(Schema.Number, Schema.String)
 
-const run = (input: ListMovesInput, ctx: OperationContext) =>
-  Effect.gen(function* () {
+const run =
+  Effect.fnUntraced(function* (input: ListMovesInput, ctx: OperationContext) {
     yield* checkRange("priceMin", input.priceMin, "priceMax", input.priceMax)
     const now = yield* Clock.currentTimeMillis
     const from = Math.max(now - MOVES_WINDOW_HOURS * HOUR_MS, input.since ?? -Infinity)

@@ -81,12 +81,8 @@ export const decodeCursor = (secret: Uint8Array, binding: string, cursor: string
   )
 }
 
-/**
- * Keyset pagination. `fetch(after, take)` returns up to `take` rows strictly after `after` (none: from
- * the start) in the listing's order; `keyOf` gives the key a row is ordered by (unique, e.g.
- * `[ts, id]`), `key` its JSON Schema. One extra row is fetched to know whether a next page exists.
- */
-export const paginate = <Row, K, KE, E, R>(options: {
+/** What `paginate` reads a page with. */
+export interface PageOptions<Row, K, KE, E, R> {
   /** The operation name: a cursor is valid only for the listing that produced it. */
   readonly listing: string
   /** The decoded input; every field but `limit` and `cursor` is a filter the cursor is bound to. */
@@ -95,8 +91,15 @@ export const paginate = <Row, K, KE, E, R>(options: {
   readonly key: Schema.Schema<K, KE>
   readonly keyOf: (row: Row) => K
   readonly fetch: (after: Option.Option<K>, take: number) => Effect.Effect<ReadonlyArray<Row>, E, R>
-}): Effect.Effect<Page<Row>, E | Validation, R | CursorKey> =>
-  Effect.gen(function* () {
+}
+
+/**
+ * Keyset pagination. `fetch(after, take)` returns up to `take` rows strictly after `after` (none: from
+ * the start) in the listing's order; `keyOf` gives the key a row is ordered by (unique, e.g.
+ * `[ts, id]`), `key` its JSON Schema. One extra row is fetched to know whether a next page exists.
+ */
+export const paginate: <Row, K, KE, E, R>(options: PageOptions<Row, K, KE, E, R>) => Effect.Effect<Page<Row>, E | Validation, R | CursorKey> =
+  Effect.fnUntraced(function* <Row, K, KE, E, R>(options: PageOptions<Row, K, KE, E, R>) {
     const { secret } = yield* CursorKey
     const { input } = options
     const binding = bindingOf(options.listing, options.ctx.principal.accountId, input)

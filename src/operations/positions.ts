@@ -87,8 +87,8 @@ const allowanceKey = (accountId: string, now: number) =>
   `positions:${accountId}:${DateTime.formatIsoDateUtc(DateTime.unsafeMake(Math.floor(now / DAY_MS) * DAY_MS))}`
 
 /** Charges `holders` to the account's day, all or nothing; refuses any request once nothing remains. */
-export const chargeHolders = (ctx: OperationContext, holders: number): Effect.Effect<void, QuotaExceeded, Counters> =>
-  Effect.gen(function* () {
+export const chargeHolders: (ctx: OperationContext, holders: number) => Effect.Effect<void, QuotaExceeded, Counters> =
+  Effect.fnUntraced(function* (ctx: OperationContext, holders: number) {
     const counters = yield* Counters
     const limit = yield* PositionsAllowanceLimit
     const now = yield* Clock.currentTimeMillis
@@ -119,28 +119,27 @@ export const listPositions = listing({
   summary: "Open positions of traders with a winning record, on markets still trading",
   input: ListPositionsInput,
   row: WhalePositionRow,
-  run: (input, ctx) =>
-    Effect.gen(function* () {
-      yield* checkOutcome(input)
-      yield* checkRange("priceMin", input.priceMin, "priceMax", input.priceMax)
-      const intel = yield* Intel
-      const all = yield* intel.positions
-      const rows: Array<{ readonly data: PositionRowData; readonly market: MarketObject; readonly key: PositionKey }> = []
-      for (const data of all) {
-        const market = marketOf(intel, data)
-        if (market !== undefined && matches(input, data, market)) rows.push({ data, market, key: keyOf(input.sort, data) })
-      }
-      rows.sort((a, b) => compare(a.key, b.key))
-      const page = yield* paginate({
-        listing: "listPositions",
-        input,
-        ctx,
-        key: PositionKeySchema,
-        keyOf: (r: (typeof rows)[number]) => r.key,
-        fetch: (after: Option.Option<PositionKey>, take: number) =>
-          Effect.succeed((Option.isNone(after) ? rows : rows.filter((r) => compare(r.key, after.value) > 0)).slice(0, take)),
-      })
-      yield* chargeHolders(ctx, page.data.reduce((n, r) => n + holdersOf(r.data), 0))
-      return { data: page.data.map((r) => positionRowOf(r.data, r.market)), nextCursor: page.nextCursor }
-    }),
+  run: Effect.fnUntraced(function* (input: typeof ListPositionsInput.Type, ctx: OperationContext) {
+    yield* checkOutcome(input)
+    yield* checkRange("priceMin", input.priceMin, "priceMax", input.priceMax)
+    const intel = yield* Intel
+    const all = yield* intel.positions
+    const rows: Array<{ readonly data: PositionRowData; readonly market: MarketObject; readonly key: PositionKey }> = []
+    for (const data of all) {
+      const market = marketOf(intel, data)
+      if (market !== undefined && matches(input, data, market)) rows.push({ data, market, key: keyOf(input.sort, data) })
+    }
+    rows.sort((a, b) => compare(a.key, b.key))
+    const page = yield* paginate({
+      listing: "listPositions",
+      input,
+      ctx,
+      key: PositionKeySchema,
+      keyOf: (r: (typeof rows)[number]) => r.key,
+      fetch: (after: Option.Option<PositionKey>, take: number) =>
+        Effect.succeed((Option.isNone(after) ? rows : rows.filter((r) => compare(r.key, after.value) > 0)).slice(0, take)),
+    })
+    yield* chargeHolders(ctx, page.data.reduce((n, r) => n + holdersOf(r.data), 0))
+    return { data: page.data.map((r) => positionRowOf(r.data, r.market)), nextCursor: page.nextCursor }
+  }),
 })

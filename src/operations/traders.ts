@@ -146,8 +146,8 @@ const scoreTraders = (groups: ReadonlyArray<AggregateDb>, input: ListTradersInpu
 /** Computed lists by filter set, kept `CACHE_MS` of Clock. */
 const listCache = new Map<string, { readonly at: number; readonly rows: ReadonlyArray<Scored> }>()
 
-const cachedList = (input: ListTradersInput, now: number) =>
-  Effect.gen(function* () {
+const cachedList =
+  Effect.fnUntraced(function* (input: ListTradersInput, now: number) {
     const { limit: _l, cursor: _c, ...filters } = input
     const cacheKey = JSON.stringify(filters)
     const hit = listCache.get(cacheKey)
@@ -171,26 +171,25 @@ export const listTraders = listing({
   summary: "Traders active in the last 30 days on the venues that name traders",
   input: ListTradersInput,
   row: TraderRow,
-  run: (input, ctx) =>
-    Effect.gen(function* () {
-      if (input.kind !== undefined && input.category !== undefined && !kindBelongsTo(input.kind, input.category)) {
-        return yield* new Validation({ error: `kind \`${input.kind}\` is not in category \`${input.category}\`` })
-      }
-      const now = yield* Clock.currentTimeMillis
-      const rows = yield* cachedList(input, now)
-      const page = yield* paginate({
-        listing: "listTraders",
-        input,
-        ctx,
-        key: TraderKeySchema,
-        keyOf: (s: Scored) => s.key,
-        fetch: (after: Option.Option<TraderKey>, take: number) =>
-          Effect.succeed(
-            (Option.isNone(after) ? rows : rows.filter((s) => compareKeys(s.key, after.value) > 0)).slice(0, take),
-          ),
-      })
-      return { data: page.data.map((s) => s.row), nextCursor: page.nextCursor }
-    }),
+  run: Effect.fnUntraced(function* (input: typeof ListTradersInput.Type, ctx: OperationContext) {
+    if (input.kind !== undefined && input.category !== undefined && !kindBelongsTo(input.kind, input.category)) {
+      return yield* new Validation({ error: `kind \`${input.kind}\` is not in category \`${input.category}\`` })
+    }
+    const now = yield* Clock.currentTimeMillis
+    const rows = yield* cachedList(input, now)
+    const page = yield* paginate({
+      listing: "listTraders",
+      input,
+      ctx,
+      key: TraderKeySchema,
+      keyOf: (s: Scored) => s.key,
+      fetch: (after: Option.Option<TraderKey>, take: number) =>
+        Effect.succeed(
+          (Option.isNone(after) ? rows : rows.filter((s) => compareKeys(s.key, after.value) > 0)).slice(0, take),
+        ),
+    })
+    return { data: page.data.map((s) => s.row), nextCursor: page.nextCursor }
+  }),
 })
 
 // Get Trader ----------------------------------------------------------------------------------------
@@ -284,8 +283,8 @@ const wholeRecords = (now: number) =>
     : Effect.tap(aggregates({ venues: undefined, category: undefined, kind: undefined, from: null, to: now, activeFrom: null }),
       (groups) => Effect.sync(() => { wholeCache = { at: now, groups } }))
 
-const detail = (given: GetTraderInput, ctx: OperationContext) =>
-  Effect.gen(function* () {
+const detail =
+  Effect.fnUntraced(function* (given: GetTraderInput, ctx: OperationContext) {
     yield* checkRef(given.ref)
     // A venue_b wallet in any letter case names the same trader (answered in lower case, as the venue writes it).
     const input = { ...given, ref: canonicalTraderRef(given.ref) }
@@ -389,7 +388,8 @@ const STAKE = `CASE WHEN usd > 0 AND usd < 'Infinity'::float8 THEN usd ELSE 0 EN
 const PROFIT = `CASE WHEN result = 'win' THEN ${STAKE} * (1 - LEAST(1, GREATEST(0.001, price))) / LEAST(1, GREATEST(0.001, price))
   WHEN result = 'loss' THEN -(${STAKE}) ELSE 0 END`
 
-const aggregates = (q: {
+const aggregates =
+  Effect.fnUntraced(function* (q: {
   readonly venues: ReadonlyArray<string> | undefined
   readonly category: Category | undefined
   readonly kind: Kind | undefined
@@ -398,8 +398,7 @@ const aggregates = (q: {
   readonly to: number
   /** Only traders with a trade after this; null = every trader. */
   readonly activeFrom: number | null
-}) =>
-  Effect.gen(function* () {
+}) {
     const sql = yield* SqlClient.SqlClient
     const params: Array<unknown> = [q.to]
     const add = (v: unknown) => {
@@ -431,7 +430,7 @@ const aggregates = (q: {
       GROUP BY trader, venue, category, kind
       ORDER BY trader, category NULLS FIRST, kind NULLS FIRST`
     return yield* sql.unsafe<AggregateDb>(text, params)
-  }).pipe(Effect.orDie)
+  }, Effect.orDie)
 
 interface NamedTradeDb {
   readonly id: string
@@ -451,8 +450,8 @@ interface NamedTradeDb {
 }
 
 /** One trader's trades up to `to`, as records.ts reads them. */
-const namedTradesOf = (trader: string, to: number) =>
-  Effect.gen(function* () {
+const namedTradesOf =
+  Effect.fnUntraced(function* (trader: string, to: number) {
     const sql = yield* SqlClient.SqlClient
     const rows = yield* sql<NamedTradeDb>`
       SELECT id, trader, trader_name, venue, time_ms::float8 AS time_ms, category, kind, action, price, contracts, usd,
@@ -465,7 +464,7 @@ const namedTradesOf = (trader: string, to: number) =>
         price: r.price, contracts: r.contracts, usd: r.usd, entry: r.entry, result: r.result, settledAt: r.settled_at_ms,
       } satisfies RecordTrade,
     }))
-  }).pipe(Effect.orDie)
+  }, Effect.orDie)
 
 interface PositionDb {
   readonly contract: string
@@ -487,8 +486,8 @@ interface PositionDb {
 }
 
 /** One trader's positions with their markets, latest trade first. */
-const positionsOf = (trader: string) =>
-  Effect.gen(function* () {
+const positionsOf =
+  Effect.fnUntraced(function* (trader: string) {
     const sql = yield* SqlClient.SqlClient
     return yield* sql<PositionDb>`
       SELECT p.contract, p.outcome, p.status, p.bought_contracts, p.usd, p.sold_usd, p.entry_price, p.exit_price, p.profit,
@@ -496,6 +495,6 @@ const positionsOf = (trader: string) =>
         m.event, m.title, m.venue, m.category
       FROM trader_positions p LEFT JOIN intel_markets m ON m.ref = p.contract
       WHERE p.trader = ${trader} ORDER BY p.last_trade_at_ms DESC, p.id`
-  }).pipe(Effect.orDie)
+  }, Effect.orDie)
 
 

@@ -57,8 +57,8 @@ export type ListTradesInput = typeof ListTradesInput.Type
 const SIZE_WINDOW_MS = DAY_MS
 
 /** The window and query of a request; VALIDATION for the cross-field rules. */
-const queryOf = (input: ListTradesInput, now: number): Effect.Effect<TradeQuery, Validation> =>
-  Effect.gen(function* () {
+const queryOf: (input: ListTradesInput, now: number) => Effect.Effect<TradeQuery, Validation> =
+  Effect.fnUntraced(function* (input: ListTradesInput, now: number) {
     yield* checkOutcome(input)
     yield* checkRange("minUsd", input.minUsd, "maxUsd", input.maxUsd)
     yield* checkRange("priceMin", input.priceMin, "priceMax", input.priceMax)
@@ -152,8 +152,8 @@ export const liveTradeRows = (intel: IntelService, trades: ReadonlyArray<StoredT
 
 const TradeKeySchema = Schema.Tuple(Schema.Number, Schema.String)
 
-const run = (input: ListTradesInput, ctx: OperationContext) =>
-  Effect.gen(function* () {
+const run =
+  Effect.fnUntraced(function* (input: ListTradesInput, ctx: OperationContext) {
     const intel = yield* Intel
     const now = yield* Clock.currentTimeMillis
     const query = withRecordFilter(intel, input, yield* queryOf(input, now))

@@ -144,22 +144,21 @@ const saveHighs = (highs: ReadonlyArray<{ readonly id: string; readonly high: nu
   }).pipe(Effect.orDie, Effect.withSpan("ExitRules.saveHighs"))
 
 /** The account's rules, newest first (armed ones only when `armedOnly`), at most `take`, strictly after `after`. */
-const list = (options: {
+const list = Effect.fnUntraced(function* (options: {
   readonly accountId: string
   readonly armedOnly: boolean
   readonly after: readonly [createdAt: number, id: string] | null
   readonly take: number
-}): Effect.Effect<ReadonlyArray<StoredExitRule>, never, SqlClient.SqlClient> =>
-  Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
-    const rows = yield* sql<Row>`
-      SELECT ${sql.literal(COLUMNS)} FROM exit_rules
-      WHERE account_id = ${options.accountId} AND (status = 'armed' OR ${!options.armedOnly})
-        AND ${olderThan(sql, "created_at", "id", options.after)}
-      ORDER BY created_at DESC, id DESC
-      LIMIT ${options.take}`
-    return rows.map(ruleOf)
-  }).pipe(Effect.orDie, Effect.withSpan("ExitRules.list"))
+}) {
+  const sql = yield* SqlClient.SqlClient
+  const rows = yield* sql<Row>`
+    SELECT ${sql.literal(COLUMNS)} FROM exit_rules
+    WHERE account_id = ${options.accountId} AND (status = 'armed' OR ${!options.armedOnly})
+      AND ${olderThan(sql, "created_at", "id", options.after)}
+    ORDER BY created_at DESC, id DESC
+    LIMIT ${options.take}`
+  return rows.map(ruleOf)
+}, Effect.orDie, Effect.withSpan("ExitRules.list"))
 
 /** Cancels the account's armed rule `id` (reason `deleted`) at `at`; the rule as it was, or null when it has no armed rule with that id. */
 const cancel = (accountId: string, id: string, at: number): Effect.Effect<StoredExitRule | null, never, SqlClient.SqlClient> =>

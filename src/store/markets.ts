@@ -135,11 +135,11 @@ const load: Effect.Effect<ReadonlyArray<MarketRecord>, never, SqlClient.SqlClien
 }).pipe(Effect.orDie, Effect.withSpan("MarketStore.load"))
 
 /** Paired refs (the same market on other venues) of one market, when known. */
-const pairedOf = (ref: string): Effect.Effect<ReadonlyArray<string>, never, SqlClient.SqlClient> =>
-  Effect.gen(function* () {
+const pairedOf: (ref: string) => Effect.Effect<ReadonlyArray<string>, never, SqlClient.SqlClient> =
+  Effect.fnUntraced(function* (ref: string) {
     const sql = yield* SqlClient.SqlClient
     const rows = yield* sql<{ paired_refs: ReadonlyArray<string> }>`SELECT paired_refs FROM markets WHERE ref = ${ref}`
     return rows[0]?.paired_refs ?? []
-  }).pipe(Effect.orDie, Effect.withSpan("MarketStore.pairedOf"))
+  }, Effect.orDie, Effect.withSpan("MarketStore.pairedOf"))
 
 export const MarketStore = { upsert, load, pairedOf } as const

@@ -165,30 +165,29 @@ const loadAll: Effect.Effect<ReadonlyArray<StoredOrder>, never, SqlClient.SqlCli
  * or its copies (fills of its trader and signal bots, `botId` narrowing to one bot; market bots' fills
  * belong to their bots, not here).
  */
-const orders = (options: {
+const orders = Effect.fnUntraced(function* (options: {
   readonly accountId: string
   readonly kind: "hand" | "copies"
   readonly botId?: string | undefined
   readonly since: number | null
   readonly after: readonly [filledAt: number, id: string] | null
   readonly take: number
-}): Effect.Effect<ReadonlyArray<StoredOrder>, never, SqlClient.SqlClient> =>
-  Effect.gen(function* () {
-    const sql = yield* SqlClient.SqlClient
-    const since = options.since ?? -1
-    const source = options.kind === "hand"
-      ? sql`source = 'hand'`
-      : options.botId === undefined
-      ? sql`source = 'bot' AND bot_id NOT LIKE 'market:%'`
-      : sql`source = 'bot' AND bot_id NOT LIKE 'market:%' AND bot_id = ${options.botId}`
-    const rows = yield* sql<OrderRow>`
-      SELECT ${sql.literal(COLUMNS)} FROM paper_orders
-      WHERE account_id = ${options.accountId} AND ${source} AND filled_at >= ${since}
-        AND ${olderThan(sql, "filled_at", "id", options.after)}
-      ORDER BY filled_at DESC, id DESC
-      LIMIT ${options.take}`
-    return rows.map(fromRow)
-  }).pipe(Effect.orDie, Effect.withSpan("PaperStore.orders"))
+}) {
+  const sql = yield* SqlClient.SqlClient
+  const since = options.since ?? -1
+  const source = options.kind === "hand"
+    ? sql`source = 'hand'`
+    : options.botId === undefined
+    ? sql`source = 'bot' AND bot_id NOT LIKE 'market:%'`
+    : sql`source = 'bot' AND bot_id NOT LIKE 'market:%' AND bot_id = ${options.botId}`
+  const rows = yield* sql<OrderRow>`
+    SELECT ${sql.literal(COLUMNS)} FROM paper_orders
+    WHERE account_id = ${options.accountId} AND ${source} AND filled_at >= ${since}
+      AND ${olderThan(sql, "filled_at", "id", options.after)}
+    ORDER BY filled_at DESC, id DESC
+    LIMIT ${options.take}`
+  return rows.map(fromRow)
+}, Effect.orDie, Effect.withSpan("PaperStore.orders"))
 
 /** Drops keys older than 24 hours. */
 const purgeKeys = (now: number): Effect.Effect<number, never, SqlClient.SqlClient> =>

@@ -47,15 +47,15 @@ const upsert = (bars: ReadonlyArray<ContractBar>): Effect.Effect<void, never, Sq
   }).pipe(Effect.orDie, Effect.withSpan("PriceBarStore.upsert"))
 
 /** A contract's stored bars starting in [fromMs, toMs), oldest first. */
-const range = (ref: string, fromMs: number, toMs: number): Effect.Effect<ReadonlyArray<Bar>, never, SqlClient.SqlClient> =>
-  Effect.gen(function* () {
+const range: (ref: string, fromMs: number, toMs: number) => Effect.Effect<ReadonlyArray<Bar>, never, SqlClient.SqlClient> =
+  Effect.fnUntraced(function* (ref: string, fromMs: number, toMs: number) {
     const sql = yield* SqlClient.SqlClient
     const rows = yield* sql<Row>`
       SELECT start::float8 AS start, open, high, low, close, usd, contracts, trades FROM price_bars
       WHERE ref = ${ref} AND start >= ${Math.ceil(fromMs)} AND start < ${Math.ceil(toMs)}
       ORDER BY start`
     return rows.map((r) => ({ ...r, start: Number(r.start) }))
-  }).pipe(Effect.orDie, Effect.withSpan("PriceBarStore.range"))
+  }, Effect.orDie, Effect.withSpan("PriceBarStore.range"))
 
 /** Deletes bars whose minute started before `beforeMs`. */
 const prune = (beforeMs: number): Effect.Effect<void, never, SqlClient.SqlClient> =>
