@@ -35,6 +35,31 @@ const orNoBody = (body: Schema.Schema.Any): Schema.Schema.Any =>
     encode: () => ParseResult.succeed(null),
   }))
 
+/**
+ * A header's value as the text its bytes spell in UTF-8. Node hands a header over one character per byte
+ * (Latin-1), so without this an Idempotency-Key of 60 emoji would be 240 characters here and 60 over MCP,
+ * and the same key sent through both doors would be two keys. Bytes that are not UTF-8 are VALIDATION.
+ */
+const Utf8HeaderText = Schema.transformOrFail(Schema.String, Schema.String, {
+  strict: true,
+  decode: (latin1, _, ast) => {
+    try {
+      return ParseResult.succeed(UTF8.decode(Buffer.from(latin1, "latin1")))
+    } catch {
+      return ParseResult.fail(new ParseResult.Type(ast, latin1, "must be UTF-8 text"))
+    }
+  },
+  encode: (text) => ParseResult.succeed(Buffer.from(text, "utf8").toString("latin1")),
+})
+const UTF8 = new TextDecoder("utf-8", { fatal: true })
+
+/** A header field's Schema reading the header's UTF-8 text (an optional field stays optional). */
+const utf8Header = (field: Schema.Schema.All | Schema.PropertySignature.All): Schema.Schema.All | Schema.PropertySignature.All => {
+  if (Schema.isSchema(field)) return Schema.compose(Utf8HeaderText, field as Schema.Schema<unknown, string>)
+  const from = (field as { readonly from?: unknown }).from
+  return Schema.isSchema(from) ? Schema.optionalWith(Schema.compose(Utf8HeaderText, from as Schema.Schema<unknown, string>), { exact: true }) : field
+}
+
 /** The path, query, body and header Schemas of an operation's input, each but the headers rejecting unknown fields. */
 export const httpInput = (op: AnyOperation): {
   readonly path: Schema.Schema.Any | undefined
@@ -56,7 +81,7 @@ export const httpInput = (op: AnyOperation): {
     ? undefined
     : Schema.Struct(Object.fromEntries(headerFields.flatMap(([header, field]) => {
       const schema = fields[field]
-      return schema === undefined ? [] : [[header, schema]]
+      return schema === undefined ? [] : [[header, utf8Header(schema)]]
     })))
   const rest = fields === undefined ? undefined : closedStruct(pick(fields, (n) => !params.includes(n) && !fromHeader.has(n)))
   const strict = (s: Schema.Schema.Any): Schema.Schema.Any => inputSchema(s)

@@ -32,6 +32,7 @@ import type { UsdSizing } from "../domain/signal.js"
 import { BotStore, newBotId } from "../store/bots.js"
 import { TimeWithOffset } from "./filters.js"
 import { listing, operation, type OperationContext } from "./operation.js"
+import { sideOf } from "./paper-orders.js"
 import { Cursor, Limit, paginate, PageParams, DEFAULT_LIMIT } from "./paging.js"
 import { Repeatable } from "./params.js"
 
@@ -105,9 +106,9 @@ const marketContext = (request: MarketBotRequest, accountId: string, createdAt: 
     const ref = contracts[0] ?? market
     const info = bots.markets.info(ref)
     if (info === null) return yield* new NotFound({ error: `No market has ref ${quoted(market)}` })
-    const wanted = outcome.toLowerCase()
-    const side: 0 | 1 | undefined = wanted === "yes" ? 0 : wanted === "no" ? 1
-      : ([0, 1] as const).find((i) => info.sides[i].name.toLowerCase() === wanted || info.sides[i].label.toLowerCase() === wanted)
+    // Read as a paper order reads it: a side's name, then its label (case-insensitive, trimmed), then yes or no.
+    const named = sideOf(info, outcome)
+    const side = named === null ? undefined : info.sides.indexOf(named) === 1 ? 1 : 0
     if (side === undefined) {
       return yield* new Validation({
         error: `trigger.outcome must be one of the market's sides (${info.sides.map((s) => s.name).join(", ")}), or yes or no`,

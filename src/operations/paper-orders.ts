@@ -30,11 +30,16 @@ import type { StoredOrder } from "../store/paper.js"
 import { operation, type OperationContext } from "./operation.js"
 import { isoOf } from "../intel/rows.js"
 
-/** The Idempotency-Key: 1 to 200 characters. */
-export const IdempotencyKey = Schema.String.pipe(
-  Schema.filter((s) => s.length >= 1 && [...s].length <= MAX_IDEMPOTENCY_KEY),
+/**
+ * The Idempotency-Key: 1 to 200 characters, without the spaces at either end (HTTP drops those from a
+ * header, so over MCP they are dropped too: the same key is the same at both doors).
+ */
+export const IdempotencyKey = Schema.compose(
+  Schema.Trim,
+  Schema.String.pipe(Schema.filter((s) => s.length >= 1 && [...s].length <= MAX_IDEMPOTENCY_KEY)).annotations({
+    message: () => ({ message: `Idempotency-Key must be 1 to ${MAX_IDEMPOTENCY_KEY} characters`, override: true }),
+  }),
 ).annotations({
-  message: () => ({ message: `Idempotency-Key must be 1 to ${MAX_IDEMPOTENCY_KEY} characters`, override: true }),
   description: "Optional; the same key and the same order return the first fill again (kept 24 hours)",
 })
 

@@ -98,6 +98,12 @@ describe("POST /v2/bots", () => {
     expect(ofEvent.body.data.settings.market).toMatchObject({ ref: "venue_a:event:E1", contract: "venue_a:E1a" })
   })
 
+  it("reads trigger.outcome as a paper order reads outcome: trimmed, case-insensitive, the side's name or label, or yes or no", async () => {
+    const spaced = await post({ trigger: { market: "venue_a:E1a", outcome: " yes ", rule: { buyBelow: 0.01 } } }, "other")
+    expect(spaced.status, JSON.stringify(spaced.body)).toBe(201)
+    expect(spaced.body.data.settings.market.outcome).toBe("Yes")
+  })
+
   it("a market bot with no buy trigger buys at once; its trade shows with include=trades", async () => {
     const r = await post({ trigger: { market: "venue_a:C1", outcome: "No", rule: { takeProfit: 0.9 } }, sizing: { usd: 50 } }, "fresh")
     expect(r.status).toBe(201)

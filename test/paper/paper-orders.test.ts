@@ -1,8 +1,8 @@
 // POST /v2/paper-orders and GET /v2/paper end to end through the HTTP door, one rule per case, over real
 // market actors (builder events) and the suite's database (embedded, or DATABASE_URL).
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { Clock, Effect } from "effect"
-import { requestHashOf } from "../../src/operations/paper-orders.js"
+import { Clock, Effect, Schema } from "effect"
+import { PlacePaperOrderInput, requestHashOf } from "../../src/operations/paper-orders.js"
 import { walkBuy } from "../../src/domain/fill.js"
 import { call } from "../support/http-client.js"
 import { aPrincipal } from "../support/memory-keys.js"
@@ -231,6 +231,34 @@ describe("Idempotency-Key", () => {
     expect(long.status).toBe(400)
     expect(long.body.code).toBe("VALIDATION")
     expect(long.body.error).toContain("idempotency-key")
+  })
+
+  it("reads the header's bytes as UTF-8: 200 emoji are 200 characters (201 are VALIDATION), and the key is the one MCP would give", async () => {
+    const ref = market("K3u", { asks: [[0.5, 1000]] })
+    // What a client sends as UTF-8 bytes; fetch takes a header value one byte per character.
+    const wire = (key: string) => Buffer.from(key, "utf8").toString("latin1")
+    const body = { market: ref, outcome: "yes", action: "buy", usd: 1 }
+    const placed = await order("alice", body, wire("🐋".repeat(200)))
+    expect(placed.status).toBe(201)
+    const again = await order("alice", body, wire("🐋".repeat(200)))
+    expect(again.headers.get("idempotency-replayed")).toBe("true")
+    expect(again.body.data.id).toBe(placed.body.data.id)
+    // The key as held is the decoded text, the argument MCP passes (`idempotencyKey`).
+    const held = await server.accounts((a) => a.heldKey("acct_alice", "🐋".repeat(200)))
+    expect(held?.requestHash).toBe(requestHashOf({ market: ref, outcome: "yes", action: "buy", usd: 1 } as Parameters<typeof requestHashOf>[0]))
+    const long = await order("alice", body, wire("🐋".repeat(201)))
+    expect(long.status).toBe(400)
+    expect(long.body.error).toBe("Invalid value for `idempotency-key`: Idempotency-Key must be 1 to 200 characters")
+    const notUtf8 = await order("alice", body, "\xff\xfe-key")
+    expect(notUtf8.status).toBe(400)
+    expect(notUtf8.body).toEqual({ success: false, code: "VALIDATION", error: "Invalid value for `idempotency-key`: must be UTF-8 text" })
+  })
+
+  it("drops the spaces at either end of a key, as HTTP does with a header (so MCP's argument is the same key); only spaces is VALIDATION", () => {
+    const fields = { market: "venue_a:X", outcome: "yes", action: "buy", usd: 1 }
+    expect(Schema.decodeUnknownSync(PlacePaperOrderInput)({ ...fields, idempotencyKey: "  k-1 " }).idempotencyKey).toBe("k-1")
+    expect(() => Schema.decodeUnknownSync(PlacePaperOrderInput)({ ...fields, idempotencyKey: "   " })).toThrow(/Idempotency-Key must be 1 to 200 characters/)
+    expect(() => Schema.decodeUnknownSync(PlacePaperOrderInput)({ ...fields, idempotencyKey: 5 })).toThrow(/Expected string, actual 5/)
   })
 
   it("a refused order does not consume its key", async () => {

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest"
+import type { TraderRef } from "../../domain/refs.js"
 import type { Signal } from "../../domain/signal.js"
 import { matchesSignal, signalName, stakeOf } from "./signal-match.js"
 
@@ -30,5 +31,12 @@ describe("signal matching", () => {
     expect(signalName(sig({ category: ["crypto"], minUsd: 25_000 }))).toBe("Whale buys: crypto, ≥ $25k")
     expect(signalName(sig({}))).toBe("Whale buys: all")
     expect([...signalName(sig({ keywords: Array.from({ length: 10 }, (_, i) => `keyword-number-${i}`) }))].length).toBeLessThanOrEqual(60)
+  })
+
+  it("names one trader by handle, a wallet shortened as a trader bot's name is (never the whole address)", () => {
+    const wallet = "venue_b:0x7a2b2c03eb766b4f0656cc3a981d29c901f82810" as TraderRef
+    expect(signalName(sig({ traders: [wallet], venue: ["venue_b"] }))).toBe("Buys by 0x7a2b…2810: venue_b")
+    expect(signalName(sig({ traders: ["venue_a:whale_fox" as TraderRef] }))).toBe("Buys by whale_fox: all")
+    expect(signalName(sig({ traders: [wallet, "venue_a:whale_fox" as TraderRef] }))).toBe("Buys by 2 traders: all")
   })
 })

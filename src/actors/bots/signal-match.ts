@@ -9,6 +9,7 @@
 // - `entry`: `open` = the trade's entry is `open`; `add` = it is `add`; a trade whose entry the venue does
 //   not say (null) matches only `all`.
 // - `keywords`: the market title contains any, case-insensitive.
+import { handleLabel } from "../../domain/refs.js"
 import type { Signal, Sizing } from "../../domain/signal.js"
 import type { StoredTrade } from "../../intel/pipeline.js"
 
@@ -86,7 +87,11 @@ export const signalName = (s: Signal): string => {
   if (s.entry === "open") parts.push("new positions")
   if (s.entry === "add") parts.push("adds")
   if (s.keywords !== undefined && s.keywords.length > 0) parts.push(`“${s.keywords.join("”, “")}”`)
-  const head = s.traders === undefined ? "Whale buys" : s.traders.length === 1 ? `Buys by ${s.traders[0]}` : `Buys by ${s.traders.length} traders`
+  // One trader is named by its handle, a wallet shortened as a trader bot's name is (never given out whole).
+  const one = s.traders?.length === 1 ? (s.traders[0] as string) : undefined
+  const head = s.traders === undefined ? "Whale buys"
+    : one !== undefined ? `Buys by ${handleLabel(one.slice(one.indexOf(":") + 1))}`
+    : `Buys by ${s.traders.length} traders`
   return clip(parts.length === 0 ? `${head}: all` : `${head}: ${parts.join(", ")}`)
 }
 
