@@ -40,6 +40,7 @@ const orNoBody = (body: Schema.Schema.Any): Schema.Schema.Any =>
  * (Latin-1), so without this an Idempotency-Key of 60 emoji would be 240 characters here and 60 over MCP,
  * and the same key sent through both doors would be two keys. Bytes that are not UTF-8 are VALIDATION.
  */
+const UTF8 = new TextDecoder("utf-8", { fatal: true })
 const Utf8HeaderText = Schema.transformOrFail(Schema.String, Schema.String, {
   strict: true,
   decode: (latin1, _, ast) => {
@@ -51,7 +52,6 @@ const Utf8HeaderText = Schema.transformOrFail(Schema.String, Schema.String, {
   },
   encode: (text) => ParseResult.succeed(Buffer.from(text, "utf8").toString("latin1")),
 })
-const UTF8 = new TextDecoder("utf-8", { fatal: true })
 
 /** A header field's Schema reading the header's UTF-8 text (an optional field stays optional). */
 const utf8Header = (field: Schema.Schema.All | Schema.PropertySignature.All): Schema.Schema.All | Schema.PropertySignature.All => {
