@@ -61,7 +61,10 @@ export const decodeSentence = (issues: ReadonlyArray<DecodeIssue>, query: URLSea
   const noBody = issues[0]?.path.length === 0 && ACTUAL_NULL.test(issues[0].message)
   // With no body, what `{}` was refused for: a field's issue, else a check of the whole body (its filter).
   const ofEmpty = noBody ? issues.find((i) => i.path.length > 0) ?? issues.find((i) => !ACTUAL_NULL.test(i.message)) : undefined
-  const issue = issues.find((i) => i._tag === "Unexpected") ?? ofEmpty ?? issues[0]
+  const first = issues.find((i) => i._tag === "Unexpected") ?? ofEmpty ?? issues[0]
+  // A type mismatch whose field also failed a check written for it (a repeatable parameter fails as a list
+  // and as one value): the check's sentence says more than the list form's "Expected ReadonlyArray<…>".
+  const issue = first?._tag === "Type" ? issues.find((i) => i !== first && writtenFor(i, first.path)) ?? first : first
   if (issue === undefined) return "The request does not match the schema"
   const path = issue.path.map(String).join(".")
   const last = String(issue.path[issue.path.length - 1] ?? "")
@@ -74,8 +77,15 @@ export const decodeSentence = (issues: ReadonlyArray<DecodeIssue>, query: URLSea
   }
   if (issue._tag === "Missing") return `\`${path}\` is required`
   // Messages written for a field (params.ts) already start with its name and read as a sentence.
-  if (issue.message.startsWith(`${last} `)) return clipActual(issue.message)
+  if (issue.message.startsWith(`${last} `) || writtenFor(issue, issue.path)) return clipActual(issue.message)
   return `Invalid value for \`${path}\`: ${clipActual(plainExpected(expectedOfAll(issues, issue) ?? issue.message, issue.path.length === 1 && query.has(last)))}`
+}
+
+/** An issue at `path` or inside it (a list's item) whose message is a sentence about the field: it starts with the field's name. */
+const writtenFor = (issue: DecodeIssue, path: ReadonlyArray<PropertyKey>): boolean => {
+  if (issue._tag === "Type" || issue.path.length < path.length || !path.every((k, n) => issue.path[n] === k)) return false
+  const field = [...issue.path].reverse().find((k): k is string => typeof k === "string")
+  return field !== undefined && issue.message.startsWith(`${field} `)
 }
 
 /**

@@ -421,6 +421,18 @@ describe("GET /v2/paper", () => {
     }
   })
 
+  it("a bad market filter is named in the filter's own sentence, not Schema's list form", async () => {
+    for (const [query, error] of [
+      ["?market=", "market must not be empty"],
+      [`?market=${"x".repeat(301)}`, "market must be at most 300 characters"],
+      ["?market=a&market=", "market must not be empty"],
+    ] as const) {
+      const r = await paper("alice", query)
+      expect(r.status).toBe(400)
+      expect(r.body).toEqual({ success: false, code: "VALIDATION", error })
+    }
+  })
+
   it("include=orders: hand orders newest first, paged by ordersCursor, since at or after", async () => {
     const all = (await paper("alice", "?include=orders&limit=200")).body.data.orders.data
     expect(all.length).toBeGreaterThan(5)
