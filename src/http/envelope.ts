@@ -91,8 +91,8 @@ const writtenFor = (issue: DecodeIssue, path: ReadonlyArray<PropertyKey>): boole
 /**
  * Schema's "Expected <type>, actual <value>" in plain words where the type is written as Schema's
  * internals: an object's whole field list ("{ readonly usd?: … }"), a transformation's two sides
- * ("(a string matching … <-> string)"), "(Encoded side)", or, for a repeatable query parameter given one
- * value, its list form. Other messages are kept.
+ * ("(a string matching … <-> string)"), "(Encoded side)", or a list's type (for a repeatable query
+ * parameter given one value, the value's; for a body field, "a list of …"). Other messages are kept.
  */
 const plainExpected = (message: string, queryParameter: boolean): string => {
   const match = EXPECTED.exec(message)
@@ -100,7 +100,7 @@ const plainExpected = (message: string, queryParameter: boolean): string => {
   const actual = match[2] as string
   let what = (match[1] as string).replace(/ \(Encoded side\)$/, "")
   const listed = /^ReadonlyArray<(.*)>$/s.exec(what)
-  if (listed !== null && queryParameter) what = listed[1] as string
+  if (listed !== null) what = queryParameter ? listed[1] as string : `a list of ${listed[1] as string}`
   what = what.replace(/^\((.*) <-> [^()<>]*\)$/s, "$1")
   if (/^\{ readonly /.test(what) || what === "Struct" || what === "{}") what = "an object"
   return `Expected ${what}, actual ${actual}`

@@ -241,8 +241,11 @@ export const listBots = listing({
 
 // ---- get ----
 
+/** A bot id in the path: at most 100 characters (an id is `<kind>:` and 22 more). */
+const BotIdParam = Schema.String.pipe(Schema.maxLength(100, { message: () => "id must be a bot id of at most 100 characters" }))
+
 export const GetBotInput = Schema.Struct({
-  id: Schema.String.pipe(Schema.maxLength(100)),
+  id: BotIdParam,
   include: Schema.optional(Repeatable("include", Schema.String.pipe(Schema.maxLength(200)))),
   since: Schema.optional(TimeWithOffset("since")),
   result: Schema.optional(Schema.Literal("open", "win", "loss")),
@@ -308,7 +311,7 @@ export const getBot = operation({
 // ---- update ----
 
 export const UpdateBotInput = Schema.Struct({
-  id: Schema.String.pipe(Schema.maxLength(100)),
+  id: BotIdParam,
   ...BotPatchRequest.from.fields,
 }).annotations(STRICT)
 
@@ -388,7 +391,7 @@ export const updateBot = operation({
 export const deleteBot = operation({
   name: "deleteBot", tool: "delete_bot", method: "DELETE", path: "/v2/bots/:id", scope: "write",
   summary: "End a paper bot (a signal bot is stopped by deleting it); it stays listed as ended",
-  input: Schema.Struct({ id: Schema.String.pipe(Schema.maxLength(100)) }).annotations(STRICT), output: Bot,
+  input: Schema.Struct({ id: BotIdParam }).annotations(STRICT), output: Bot,
   run: Effect.fn("Bots.delete")(function* (input, ctx) {
     const own = yield* ownBot(input.id, ctx)
     const { bots } = own

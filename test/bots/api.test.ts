@@ -69,6 +69,10 @@ describe("POST /v2/bots", () => {
     expectCode(await post({ trigger: { signal: {} }, series: true }), 400, "VALIDATION")
     expectCode(await post({ trigger: { signal: {} }, colour: "red" }), 400, "VALIDATION")
     expectCode(await post({ trigger: { signal: { colour: 1 } } }), 400, "VALIDATION")
+    // A list field given one value: the sentence says a list was expected, not Schema's ReadonlyArray<…>.
+    const single = await post({ trigger: { signal: { venue: "venue_a" } } })
+    expectCode(single, 400, "VALIDATION")
+    expect(single.body.error).toMatch(/^Invalid value for `trigger\.signal\.venue`: Expected a list of "venue_a" \| .*, actual "venue_a"$/)
     expectCode(await post({ trigger: { signal: {}, trader: "venue_a:alice" } }), 400, "VALIDATION")
     expectCode(await post({ trigger: { signal: {} }, sizing: { usd: 0 } }), 400, "VALIDATION")
     expectCode(await post({ trigger: { signal: {} }, sizing: { percent: 5 } }), 400, "VALIDATION")
@@ -217,6 +221,15 @@ describe("GET /v2/bots and /v2/bots/{id}", () => {
     expectCode(await s.as("other", path("nonsense")), 404, "NOT_FOUND")
     expectCode(await s.as("other", path(id), { method: "PATCH", body: { alerts: false } }), 404, "NOT_FOUND")
     expectCode(await s.as("other", path(id), { method: "DELETE" }), 404, "NOT_FOUND")
+  })
+
+  it("an id of 100 characters is looked up (NOT_FOUND); 101 is VALIDATION in the id's own sentence, on every method", async () => {
+    expectCode(await s.as("other", path(`trader:${"x".repeat(93)}`)), 404, "NOT_FOUND")
+    const long = path(`trader:${"x".repeat(94)}`)
+    for (const answer of [await s.as("other", long), await s.as("other", long, { method: "PATCH", body: { alerts: false } }), await s.as("other", long, { method: "DELETE" })]) {
+      expectCode(answer, 400, "VALIDATION")
+      expect(answer.body.error).toBe("id must be a bot id of at most 100 characters")
+    }
   })
 })
 
