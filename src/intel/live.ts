@@ -140,7 +140,7 @@ export const makeIntelLayer = (options: IntelLiveOptions = {}): Layer.Layer<Inte
       /** Set at the hand-over: from then on the live flushes move `backfill_progress` on. */
       const progress = { handedOverAt: null as number | null, writtenAt: Number.NEGATIVE_INFINITY }
       /** After a flush that began at `at`: each venue's stored time, as far as its unbroken live feed has been stored. */
-      const advanceProgress = (at: number) => Effect.gen(function* () {
+      const advanceProgress = Effect.fnUntraced(function* (at: number) {
         const handedOverAt = progress.handedOverAt
         if (handedOverAt === null || at - progress.writtenAt < PROGRESS_EVERY_MS) return
         progress.writtenAt = at

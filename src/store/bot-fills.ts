@@ -11,8 +11,8 @@ export interface OutboxFill {
   readonly fill: BotFill
 }
 
-const insert = (fills: ReadonlyArray<OutboxFill>): Effect.Effect<void, never, SqlClient.SqlClient> =>
-  Effect.gen(function* () {
+const insert: (fills: ReadonlyArray<OutboxFill>) => Effect.Effect<void, never, SqlClient.SqlClient> =
+  Effect.fnUntraced(function* (fills: ReadonlyArray<OutboxFill>) {
     if (fills.length === 0) return
     const sql = yield* SqlClient.SqlClient
     yield* sql`
@@ -22,7 +22,7 @@ const insert = (fills: ReadonlyArray<OutboxFill>): Effect.Effect<void, never, Sq
         ${fills.map((f) => JSON.stringify(f.fill))}::text[]) WITH ORDINALITY AS t (id, account_id, fill, n)
       ORDER BY n
       ON CONFLICT (id) DO NOTHING`
-  }).pipe(Effect.orDie, Effect.withSpan("BotFills.insert"))
+  }, Effect.orDie, Effect.withSpan("BotFills.insert"))
 
 /** Fills no paper order carries yet, in the order they were written. */
 const pending: Effect.Effect<ReadonlyArray<OutboxFill>, never, SqlClient.SqlClient> = Effect.gen(function* () {
@@ -35,12 +35,12 @@ const pending: Effect.Effect<ReadonlyArray<OutboxFill>, never, SqlClient.SqlClie
 }).pipe(Effect.orDie, Effect.withSpan("BotFills.pending"))
 
 /** Forgets fills recorded as paper orders (those given, and any a paper order already carries). */
-const done = (ids: ReadonlyArray<string>): Effect.Effect<void, never, SqlClient.SqlClient> =>
-  Effect.gen(function* () {
+const done: (ids: ReadonlyArray<string>) => Effect.Effect<void, never, SqlClient.SqlClient> =
+  Effect.fnUntraced(function* (ids: ReadonlyArray<string>) {
     const sql = yield* SqlClient.SqlClient
     yield* sql`
       DELETE FROM bot_fill_outbox o
       WHERE o.id = ANY(${[...ids]}::text[]) OR EXISTS (SELECT 1 FROM paper_orders p WHERE p.bot_fill_id = o.id)`
-  }).pipe(Effect.orDie, Effect.withSpan("BotFills.done"))
+  }, Effect.orDie, Effect.withSpan("BotFills.done"))
 
 export const BotFills = { insert, pending, done } as const

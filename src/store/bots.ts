@@ -84,8 +84,8 @@ export interface BotSave {
 
 const CHUNK = 200
 
-const saveChunk = (sql: SqlClient.SqlClient, saves: ReadonlyArray<BotSave>) =>
-  Effect.gen(function* () {
+const saveChunk =
+  Effect.fnUntraced(function* (sql: SqlClient.SqlClient, saves: ReadonlyArray<BotSave>) {
     yield* sql`
       UPDATE bots SET name = v.name, status = v.status, settings = v.settings::jsonb, snapshot = v.snapshot::jsonb,
         updated_at = now()
@@ -116,13 +116,13 @@ const saveChunk = (sql: SqlClient.SqlClient, saves: ReadonlyArray<BotSave>) =>
   })
 
 /** Saves snapshots (and their changed trades), `CHUNK` bots per statement, each chunk in one transaction. */
-const save = (saves: ReadonlyArray<BotSave>): Effect.Effect<void, never, SqlClient.SqlClient> =>
-  Effect.gen(function* () {
+const save: (saves: ReadonlyArray<BotSave>) => Effect.Effect<void, never, SqlClient.SqlClient> =
+  Effect.fnUntraced(function* (saves: ReadonlyArray<BotSave>) {
     const sql = yield* SqlClient.SqlClient
     for (let i = 0; i < saves.length; i += CHUNK) {
       yield* sql.withTransaction(saveChunk(sql, saves.slice(i, i + CHUNK)))
     }
-  }).pipe(Effect.orDie, Effect.withSpan("BotStore.save"))
+  }, Effect.orDie, Effect.withSpan("BotStore.save"))
 
 /** The trader's latest public name when any trade of theirs is stored; none when the trader is unknown. */
 const trader = (ref: string): Effect.Effect<{ readonly name: string | null } | null, never, SqlClient.SqlClient> =>

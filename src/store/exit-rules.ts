@@ -99,8 +99,8 @@ const armed: Effect.Effect<ReadonlyArray<StoredExitRule>, never, SqlClient.SqlCl
 }).pipe(Effect.orDie, Effect.withSpan("ExitRules.armed"))
 
 /** Records how armed rules ended, a trailing one with its high then; a rule no longer armed is left as it is. */
-const finish = (outcomes: ReadonlyArray<ExitOutcome>): Effect.Effect<void, never, SqlClient.SqlClient> =>
-  Effect.gen(function* () {
+const finish: (outcomes: ReadonlyArray<ExitOutcome>) => Effect.Effect<void, never, SqlClient.SqlClient> =
+  Effect.fnUntraced(function* (outcomes: ReadonlyArray<ExitOutcome>) {
     if (outcomes.length === 0) return
     const sql = yield* SqlClient.SqlClient
     yield* sql`
@@ -110,7 +110,7 @@ const finish = (outcomes: ReadonlyArray<ExitOutcome>): Effect.Effect<void, never
         ${outcomes.map((o) => o.reason)}::text[], ${outcomes.map((o) => o.orderId)}::text[],
         ${outcomes.map((o) => o.high ?? null)}::float8[]) AS o (id, status, at, reason, order_id, high)
       WHERE r.id = o.id AND r.status = 'armed'`
-  }).pipe(Effect.orDie, Effect.withSpan("ExitRules.finish"))
+  }, Effect.orDie, Effect.withSpan("ExitRules.finish"))
 
 /** The Idempotency-Key of a rule's sale: one sale per rule, and the level that fired it, findable on the ledger. */
 export const saleKeyOf = (ruleId: string, reason: string): string => `exit:${ruleId}:${reason}`

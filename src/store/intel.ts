@@ -207,11 +207,14 @@ const settlementColumns: ReadonlyArray<Column<Settlement>> = [
  * Persists one batch of changes (and position rows) atomically: one statement when every table's rows
  * fit in one chunk (the usual flush), else one transaction.
  */
-export const persistIntel = (
+export const persistIntel: (
   changes: IntelChanges,
-  positions: ReadonlyArray<StoredPosition> = [],
-): Effect.Effect<void, SqlError.SqlError, SqlClient.SqlClient> =>
-  Effect.gen(function* () {
+  positions?: ReadonlyArray<StoredPosition>,
+) => Effect.Effect<void, SqlError.SqlError, SqlClient.SqlClient> =
+  Effect.fnUntraced(function* (
+    changes: IntelChanges,
+    positions: ReadonlyArray<StoredPosition> = [],
+  ) {
     if (changes.markets.length + changes.trades.length + changes.moves.length + changes.settlements.length + positions.length === 0) return
     const sql = yield* SqlClient.SqlClient
     const all = statements([
@@ -393,8 +396,8 @@ export const backfilledUntil: Effect.Effect<ReadonlyMap<Venue, number>, SqlError
   return new Map(rows.map((r) => [r.venue, r.until_ms]))
 })
 
-export const setBackfilledUntil = (venue: Venue, until: number): Effect.Effect<void, SqlError.SqlError, SqlClient.SqlClient> =>
-  Effect.gen(function* () {
+export const setBackfilledUntil: (venue: Venue, until: number) => Effect.Effect<void, SqlError.SqlError, SqlClient.SqlClient> =
+  Effect.fnUntraced(function* (venue: Venue, until: number) {
     const sql = yield* SqlClient.SqlClient
     yield* sql`
       INSERT INTO backfill_progress (venue, until_ms) VALUES (${venue}, ${until})

@@ -89,8 +89,8 @@ const armed: Effect.Effect<ReadonlyArray<StoredAlert>, never, SqlClient.SqlClien
 }).pipe(Effect.orDie, Effect.withSpan("MarketAlerts.armed"))
 
 /** Records how armed alerts stopped, in one statement; an alert no longer armed is left as it is. The ids changed. */
-const record = (outcomes: ReadonlyArray<AlertOutcome>): Effect.Effect<ReadonlyArray<string>, never, SqlClient.SqlClient> =>
-  Effect.gen(function* () {
+const record: (outcomes: ReadonlyArray<AlertOutcome>) => Effect.Effect<ReadonlyArray<string>, never, SqlClient.SqlClient> =
+  Effect.fnUntraced(function* (outcomes: ReadonlyArray<AlertOutcome>) {
     if (outcomes.length === 0) return []
     const sql = yield* SqlClient.SqlClient
     const rows = yield* sql<{ id: string }>`
@@ -105,16 +105,16 @@ const record = (outcomes: ReadonlyArray<AlertOutcome>): Effect.Effect<ReadonlyAr
       WHERE a.id = o.id AND a.status = 'armed'
       RETURNING a.id`
     return rows.map((r) => r.id)
-  }).pipe(Effect.orDie, Effect.withSpan("MarketAlerts.record"))
+  }, Effect.orDie, Effect.withSpan("MarketAlerts.record"))
 
 /** The alerts `ids` as stored. */
-const byIds = (ids: ReadonlyArray<string>): Effect.Effect<ReadonlyArray<StoredAlert>, never, SqlClient.SqlClient> =>
-  Effect.gen(function* () {
+const byIds: (ids: ReadonlyArray<string>) => Effect.Effect<ReadonlyArray<StoredAlert>, never, SqlClient.SqlClient> =
+  Effect.fnUntraced(function* (ids: ReadonlyArray<string>) {
     if (ids.length === 0) return []
     const sql = yield* SqlClient.SqlClient
     const rows = yield* sql<Row>`SELECT ${sql.literal(COLUMNS)} FROM market_alerts WHERE id = ANY (${[...ids]}::text[])`
     return rows.map(alertOfRow)
-  }).pipe(Effect.orDie, Effect.withSpan("MarketAlerts.byIds"))
+  }, Effect.orDie, Effect.withSpan("MarketAlerts.byIds"))
 
 /**
  * The account's alerts, newest first, strictly after the key `after`, optionally of one market and status.

@@ -61,8 +61,8 @@ const fromRow = (row: Row): MarketRecord => {
   }
 }
 
-const upsertChunk = (sql: SqlClient.SqlClient, records: ReadonlyArray<MarketRecord>) =>
-  Effect.gen(function* () {
+const upsertChunk =
+  Effect.fnUntraced(function* (sql: SqlClient.SqlClient, records: ReadonlyArray<MarketRecord>) {
     const events = new Map<string, MarketInfo>()
     for (const r of records) if (r.info.event !== null) events.set(r.info.event, r.info)
     if (events.size > 0) {
@@ -115,11 +115,11 @@ const upsertChunk = (sql: SqlClient.SqlClient, records: ReadonlyArray<MarketReco
  * a registry may know less than the store (a restart's history backfill lists every market afresh, open
  * and untraded, and re-reads only the settlements and trades after the stored time).
  */
-const upsert = (records: ReadonlyArray<MarketRecord>): Effect.Effect<void, never, SqlClient.SqlClient> =>
-  Effect.gen(function* () {
+const upsert: (records: ReadonlyArray<MarketRecord>) => Effect.Effect<void, never, SqlClient.SqlClient> =
+  Effect.fnUntraced(function* (records: ReadonlyArray<MarketRecord>) {
     const sql = yield* SqlClient.SqlClient
     for (let i = 0; i < records.length; i += CHUNK) yield* upsertChunk(sql, records.slice(i, i + CHUNK))
-  }).pipe(Effect.orDie, Effect.withSpan("MarketStore.upsert"))
+  }, Effect.orDie, Effect.withSpan("MarketStore.upsert"))
 
 /** Every stored market, in listing order (then ref), to restore the registry. */
 const load: Effect.Effect<ReadonlyArray<MarketRecord>, never, SqlClient.SqlClient> = Effect.gen(function* () {

@@ -35,8 +35,8 @@ const upsertChunk = (sql: SqlClient.SqlClient, rows: ReadonlyArray<ContractBar>)
  * Upserts bars by (ref, minute), `CHUNK` rows per statement; the last of several for one minute wins (a
  * bar is whole, not a delta, so writing it again is harmless).
  */
-const upsert = (bars: ReadonlyArray<ContractBar>): Effect.Effect<void, never, SqlClient.SqlClient> =>
-  Effect.gen(function* () {
+const upsert: (bars: ReadonlyArray<ContractBar>) => Effect.Effect<void, never, SqlClient.SqlClient> =
+  Effect.fnUntraced(function* (bars: ReadonlyArray<ContractBar>) {
     if (bars.length === 0) return
     const sql = yield* SqlClient.SqlClient
     // One row per (ref, minute) per statement: ON CONFLICT cannot touch a row twice.
@@ -44,7 +44,7 @@ const upsert = (bars: ReadonlyArray<ContractBar>): Effect.Effect<void, never, Sq
     for (const c of bars) latest.set(`${c.ref}\u0000${c.bar.start}`, c)
     const rows = [...latest.values()]
     for (let i = 0; i < rows.length; i += CHUNK) yield* upsertChunk(sql, rows.slice(i, i + CHUNK))
-  }).pipe(Effect.orDie, Effect.withSpan("PriceBarStore.upsert"))
+  }, Effect.orDie, Effect.withSpan("PriceBarStore.upsert"))
 
 /** A contract's stored bars starting in [fromMs, toMs), oldest first. */
 const range: (ref: string, fromMs: number, toMs: number) => Effect.Effect<ReadonlyArray<Bar>, never, SqlClient.SqlClient> =

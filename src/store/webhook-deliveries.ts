@@ -48,8 +48,8 @@ const followersOf = (sql: SqlClient.SqlClient) => sql`
   UNION SELECT account_id, trader FROM follows`
 
 /** One statement per audience kind; an event of a kind nobody subscribes to inserts nothing. */
-const enqueue = (events: ReadonlyArray<OutboxEvent>, now: number): Effect.Effect<void, never, SqlClient.SqlClient> =>
-  Effect.gen(function* () {
+const enqueue: (events: ReadonlyArray<OutboxEvent>, now: number) => Effect.Effect<void, never, SqlClient.SqlClient> =
+  Effect.fnUntraced(function* (events: ReadonlyArray<OutboxEvent>, now: number) {
     if (events.length === 0) return
     const sql = yield* SqlClient.SqlClient
     const columns = (list: ReadonlyArray<OutboxEvent>, target: (e: OutboxEvent) => string) => ({
@@ -89,7 +89,7 @@ const enqueue = (events: ReadonlyArray<OutboxEvent>, now: number): Effect.Effect
         JOIN webhook_endpoints w ON w.account_id = f.account_id AND (cardinality(w.events) = 0 OR ev.type = ANY (w.events))
         ON CONFLICT (id) DO NOTHING`
     }
-  }).pipe(Effect.orDie, Effect.withSpan("WebhookDeliveries.enqueue"))
+  }, Effect.orDie, Effect.withSpan("WebhookDeliveries.enqueue"))
 
 interface DueRow {
   readonly id: string
@@ -101,8 +101,8 @@ interface DueRow {
 }
 
 /** Up to `limit` due deliveries, oldest due first, each leased until `now + leaseMs`. */
-const claim = (now: number, leaseMs: number, limit: number): Effect.Effect<ReadonlyArray<DueDelivery>, never, SqlClient.SqlClient> =>
-  Effect.gen(function* () {
+const claim: (now: number, leaseMs: number, limit: number) => Effect.Effect<ReadonlyArray<DueDelivery>, never, SqlClient.SqlClient> =
+  Effect.fnUntraced(function* (now: number, leaseMs: number, limit: number) {
     const sql = yield* SqlClient.SqlClient
     const rows = yield* sql<DueRow>`
       WITH due AS (
@@ -119,7 +119,7 @@ const claim = (now: number, leaseMs: number, limit: number): Effect.Effect<Reado
     return rows.map((r) => ({
       id: r.id, eventType: r.event_type, body: String(r.body), attempts: Number(r.attempts), url: r.url, secret: r.secret,
     }))
-  }).pipe(Effect.orDie, Effect.withSpan("WebhookDeliveries.claim"))
+  }, Effect.orDie, Effect.withSpan("WebhookDeliveries.claim"))
 
 export interface AttemptOutcome {
   readonly id: string
@@ -132,8 +132,8 @@ export interface AttemptOutcome {
 }
 
 /** Records one attempt's outcome (a delivery deleted meanwhile is simply not there any more). */
-const record = (outcome: AttemptOutcome, now: number): Effect.Effect<void, never, SqlClient.SqlClient> =>
-  Effect.gen(function* () {
+const record: (outcome: AttemptOutcome, now: number) => Effect.Effect<void, never, SqlClient.SqlClient> =
+  Effect.fnUntraced(function* (outcome: AttemptOutcome, now: number) {
     const sql = yield* SqlClient.SqlClient
     if (outcome.delivered) {
       yield* sql`
@@ -151,7 +151,7 @@ const record = (outcome: AttemptOutcome, now: number): Effect.Effect<void, never
           last_status = ${outcome.status}, last_error = ${outcome.error}
         WHERE id = ${outcome.id}`
     }
-  }).pipe(Effect.orDie, Effect.withSpan("WebhookDeliveries.record"))
+  }, Effect.orDie, Effect.withSpan("WebhookDeliveries.record"))
 
 /** Forgets delivered and abandoned deliveries older than `before`. */
 const purge = (before: number): Effect.Effect<void, never, SqlClient.SqlClient> =>
