@@ -77,7 +77,9 @@ export const decodeSentence = (issues: ReadonlyArray<DecodeIssue>, query: URLSea
   }
   if (issue._tag === "Missing") return `\`${path}\` is required`
   // Messages written for a field (params.ts) already start with its name and read as a sentence.
-  if (issue.message.startsWith(`${last} `) || writtenFor(issue, issue.path)) return clipActual(issue.message)
+  if (issue.message.startsWith(`${last} `)) return clipActual(issue.message)
+  // A list item's own sentence, with which item it is (the sentence names the field, not the position).
+  if (writtenFor(issue, issue.path)) return clipActual(typeof issue.path[issue.path.length - 1] === "number" ? `${issue.message} (value ${Number(last) + 1})` : issue.message)
   return `Invalid value for \`${path}\`: ${clipActual(plainExpected(expectedOfAll(issues, issue) ?? issue.message, issue.path.length === 1 && query.has(last)))}`
 }
 
@@ -98,12 +100,19 @@ const plainExpected = (message: string, queryParameter: boolean): string => {
   const match = EXPECTED.exec(message)
   if (match === null) return message
   const actual = match[2] as string
-  let what = (match[1] as string).replace(/ \(Encoded side\)$/, "")
+  const what = plainType(match[1] as string)
   const listed = /^ReadonlyArray<(.*)>$/s.exec(what)
-  if (listed !== null) what = queryParameter ? listed[1] as string : `a list of ${listed[1] as string}`
-  what = what.replace(/^\((.*) <-> [^()<>]*\)$/s, "$1")
-  if (/^\{ readonly /.test(what) || what === "Struct" || what === "{}") what = "an object"
-  return `Expected ${what}, actual ${actual}`
+  const expected = listed === null ? what : queryParameter ? plainType(listed[1] as string) : `a list of ${plainType(listed[1] as string)}`
+  return `Expected ${expected}, actual ${actual}`
+}
+
+/** A type as Schema writes it, in plain words: a transformation's decoded-from side, an object as "an object". */
+const plainType = (type: string): string => {
+  let what = type.replace(/ \(Encoded side\)$/, "")
+  for (let t = /^\((.*) <-> .*\)$/s.exec(what); t !== null; t = /^\((.*) <-> .*\)$/s.exec(what)) {
+    what = (t[1] as string).replace(/ \(Encoded side\)$/, "")
+  }
+  return /^\{ readonly /.test(what) || what === "Struct" || what === "{}" ? "an object" : what
 }
 
 /** The value a sentence quotes ("…, actual <value>"), cut to 80 characters: a 100 KB value is not echoed. */

@@ -73,6 +73,11 @@ describe("POST /v2/bots", () => {
     const single = await post({ trigger: { signal: { venue: "venue_a" } } })
     expectCode(single, 400, "VALIDATION")
     expect(single.body.error).toMatch(/^Invalid value for `trigger\.signal\.venue`: Expected a list of "venue_a" \| .*, actual "venue_a"$/)
+    // A list of transformed items: the item's decoded-from side, not Schema's "(… <-> …)".
+    const traders = await post({ trigger: { signal: { traders: "venue_a:x" } } })
+    expectCode(traders, 400, "VALIDATION")
+    expect(traders.body.error).toMatch(/^Invalid value for `trigger\.signal\.traders`: Expected a list of a string matching the pattern .*, actual "venue_a:x"$/)
+    expect(traders.body.error).not.toContain("<->")
     expectCode(await post({ trigger: { signal: {}, trader: "venue_a:alice" } }), 400, "VALIDATION")
     expectCode(await post({ trigger: { signal: {} }, sizing: { usd: 0 } }), 400, "VALIDATION")
     expectCode(await post({ trigger: { signal: {} }, sizing: { percent: 5 } }), 400, "VALIDATION")

@@ -425,7 +425,7 @@ describe("GET /v2/paper", () => {
     for (const [query, error] of [
       ["?market=", "market must not be empty"],
       [`?market=${"x".repeat(301)}`, "market must be at most 300 characters"],
-      ["?market=a&market=", "market must not be empty"],
+      ["?market=a&market=", "market must not be empty (value 2)"],
     ] as const) {
       const r = await paper("alice", query)
       expect(r.status).toBe(400)
