@@ -18,11 +18,9 @@ export type DbRole = "server" | "cli"
 export type DbError = ConfigError.ConfigError | DataDirInUse | EmbeddedFailed | SqlError.SqlError | Migrator.MigrationError
 
 /**
- * A PgClient pool on one connection. On the embedded database the pool is ONE connection: pglite-socket
- * feeds every connection's protocol messages into PGlite's single session one message at a time and only
- * keeps a connection's messages together while an explicit transaction is open, so a second connection's
- * BEGIN could land between the Parse/Bind/Execute/Sync of another's query (observed: concurrent
- * transactions hung). PGlite runs one query at a time anyway, so serialising on the client costs nothing.
+ * A PgClient pool; on the embedded database, ONE connection. PGlite has one session and runs one query
+ * at a time, so more connections would only move the queue from the pool into the bridge
+ * (pglite-bridge.ts), and one connection keeps the service's statements in the order they were issued.
  */
 export const pgLayer = (
   connection: PgConnection,

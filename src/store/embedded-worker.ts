@@ -1,10 +1,10 @@
 // The embedded PostgreSQL host: runs in a worker thread, opens PGlite on one data dir and serves it on a
-// local socket through pglite-socket. PGlite runs queries as synchronous WASM, so it must never share the
+// local socket through the bridge (pglite-bridge.ts). PGlite runs queries as synchronous WASM, so it must never share the
 // service's event loop. It knows nothing of the lock file; `embedded.ts` owns that.
 import { readFile, unlink } from "node:fs/promises"
 import { parentPort, workerData } from "node:worker_threads"
 import { PGlite } from "@electric-sql/pglite"
-import { PGLiteSocketServer } from "@electric-sql/pglite-socket"
+import { PgliteBridge } from "./pglite-bridge.js"
 
 export interface WorkerInput {
   readonly pgDir: string
@@ -43,25 +43,19 @@ const start = async () => {
     // The caller holds the lock, so a socket file left here belongs to a dead process.
     await unlink(input.socketPath).catch(() => undefined)
   }
-  const server = new PGLiteSocketServer(
-    input.socketPath !== null
-      ? { db, path: input.socketPath, maxConnections: input.maxConnections }
-      : { db, host: "127.0.0.1", port: 0, maxConnections: input.maxConnections },
-  )
-  await server.start()
-  if (input.socketPath !== null) {
-    post({ type: "listening", socket: input.socketPath })
-  } else {
-    const conn = server.getServerConn()
-    const at = conn.lastIndexOf(":")
-    post({ type: "listening", host: conn.slice(0, at), port: Number(conn.slice(at + 1)) })
-  }
+  const server = new PgliteBridge(db, {
+    maxConnections: input.maxConnections,
+    onError: (error) => console.error(`embedded PostgreSQL: ${describe(error)}`),
+  })
+  const address = await server.listen(input.socketPath)
+  if (address.port === undefined) post({ type: "listening", socket: input.socketPath ?? String(address.path) })
+  else post({ type: "listening", host: address.host ?? "127.0.0.1", port: address.port })
   let stopping = false
   port.on("message", (command: WorkerCommand) => {
     if (command.type !== "stop" || stopping) return
     stopping = true
     void (async () => {
-      await server.stop().catch(() => undefined)
+      await server.close().catch(() => undefined)
       // close() checkpoints and flushes the data dir; skipping it is what corrupts a dir on exit.
       await db.close().catch(() => undefined)
       if (input.socketPath !== null) await unlink(input.socketPath).catch(() => undefined)

@@ -1,0 +1,209 @@
+// Serves one PGlite session over the PostgreSQL wire protocol on a local socket, in the embedded worker
+// (embedded-worker.ts). It replaced @electric-sql/pglite-socket, which ran each protocol message of a
+// query (Parse, Bind, Describe, Execute, Sync) as its own PGlite call through a chain of promises and
+// wrote each answer separately: per query it allocated enough that the worker's young-generation GCs
+// ran every ~130 ms, copied ~2 MB each and paused the worker up to 14 ms, stalling every query waiting
+// (bench in the README, "The embedded bridge").
+//
+// What it does:
+// - Startup: SSLRequest and GSSENCRequest are answered 'N' (no encryption on a local socket), a
+//   CancelRequest closes its connection (PGlite cannot cancel a query), the StartupMessage goes to PGlite.
+// - After startup a connection's messages run in units, each ONE PGlite call whose whole answer is ONE
+//   write: a simple Query, or the extended-protocol messages up to and including a Sync or a Flush.
+// - One PGlite session serves every connection, so the connection that leaves it inside a transaction
+//   block, or inside an extended query (a unit ended by Flush), holds it: other connections' units wait
+//   until it has finished. Otherwise units run in the order they arrived.
+// - A connection that goes away while it holds the session is finished for it (Sync, then ROLLBACK when
+//   a transaction block is open), as a backend does for a dropped client.
+// - Terminate closes the connection; one over `maxConnections` gets an ErrorResponse and is closed.
+// COPY is not supported (the service does not use it).
+import { createServer, type Server, type Socket } from "node:net"
+import type { PGlite } from "@electric-sql/pglite"
+
+const SSL_REQUEST = 80877103
+const GSSENC_REQUEST = 80877104
+const CANCEL_REQUEST = 80877102
+const code = (c: string): number => c.charCodeAt(0)
+/** Extended-protocol messages that wait for the Sync or Flush that ends their unit. */
+const GATHERED = new Set([code("P"), code("B"), code("D"), code("E"), code("C")])
+const FLUSH = code("H")
+const TERMINATE = code("X")
+
+/** A frontend message: its type byte, then a length that counts itself. */
+const message = (type: string, body: Buffer): Buffer => {
+  const head = Buffer.alloc(5)
+  head.write(type, 0, "latin1")
+  head.writeInt32BE(body.length + 4, 1)
+  return Buffer.concat([head, body])
+}
+const SYNC = message("S", Buffer.alloc(0))
+const ROLLBACK = message("Q", Buffer.from("ROLLBACK\u0000", "latin1"))
+
+/** An ErrorResponse (backend) with severity FATAL. */
+const fatal = (sqlState: string, text: string): Buffer =>
+  message("E", Buffer.from(`SFATAL\u0000VFATAL\u0000C${sqlState}\u0000M${text}\u0000\u0000`, "utf8"))
+
+class Connection {
+  /** Bytes received and not yet a whole message. */
+  buffered: Buffer = Buffer.alloc(0)
+  started = false
+  /** The gathered messages of the unit not yet ended. */
+  gathered: Array<Buffer> = []
+  closed = false
+  constructor(readonly socket: Socket) {}
+}
+
+interface Unit {
+  readonly connection: Connection
+  readonly bytes: Uint8Array
+  /** False for a unit ended by Flush: the extended query goes on, so its connection keeps the session. */
+  readonly complete: boolean
+}
+
+export interface BridgeAddress {
+  readonly path?: string
+  readonly host?: string
+  readonly port?: number
+}
+
+export class PgliteBridge {
+  private readonly server: Server
+  private readonly connections = new Set<Connection>()
+  /** Every socket open, refused ones included (a refused client may keep its end open). */
+  private readonly sockets = new Set<Socket>()
+  private readonly queue: Array<Unit> = []
+  /** The connection that holds the session (inside a transaction block or an extended query). */
+  private owner: Connection | null = null
+  private draining = false
+
+  constructor(
+    private readonly db: PGlite,
+    private readonly options: { readonly maxConnections: number; readonly onError?: (error: unknown) => void },
+  ) {
+    this.server = createServer((socket) => this.accept(socket))
+  }
+
+  /** Listens on a unix socket path, or on 127.0.0.1 with an OS-assigned port. */
+  listen(path: string | null): Promise<BridgeAddress> {
+    return new Promise((resolve, reject) => {
+      this.server.once("error", reject)
+      const done = () => {
+        this.server.off("error", reject)
+        const address = this.server.address()
+        resolve(path !== null || address === null || typeof address === "string"
+          ? { path: path ?? String(address) }
+          : { host: "127.0.0.1", port: address.port })
+      }
+      if (path !== null) this.server.listen(path, done)
+      else this.server.listen(0, "127.0.0.1", done)
+    })
+  }
+
+  /** Stops listening and closes every connection (after finishing what the owner left open). */
+  close(): Promise<void> {
+    for (const connection of [...this.connections]) this.drop(connection)
+    for (const socket of this.sockets) socket.destroy()
+    return new Promise((resolve) => this.server.close(() => resolve()))
+  }
+
+  private accept(socket: Socket): void {
+    this.sockets.add(socket)
+    socket.once("close", () => this.sockets.delete(socket))
+    if (this.connections.size >= this.options.maxConnections) {
+      socket.on("error", () => socket.destroy())
+      socket.end(fatal("53300", "sorry, too many clients already"))
+      return
+    }
+    if (socket.remoteAddress !== undefined) socket.setNoDelay(true)
+    const connection = new Connection(socket)
+    this.connections.add(connection)
+    socket.on("data", (chunk: Buffer) => this.receive(connection, chunk))
+    socket.on("error", () => this.drop(connection))
+    socket.on("close", () => this.drop(connection))
+  }
+
+  private receive(connection: Connection, chunk: Buffer): void {
+    if (connection.closed) return
+    let bytes = connection.buffered.length === 0 ? chunk : Buffer.concat([connection.buffered, chunk])
+    while (!connection.closed) {
+      if (!connection.started) {
+        if (bytes.length < 8) break
+        const length = bytes.readInt32BE(0)
+        if (bytes.length < length) break
+        const request = bytes.readInt32BE(4)
+        const packet = Buffer.from(bytes.subarray(0, length))
+        bytes = bytes.subarray(length)
+        if (request === SSL_REQUEST || request === GSSENC_REQUEST) {
+          connection.socket.write("N")
+        } else if (request === CANCEL_REQUEST) {
+          this.drop(connection)
+        } else {
+          connection.started = true
+          this.queue.push({ connection, bytes: packet, complete: true })
+        }
+        continue
+      }
+      if (bytes.length < 5) break
+      const total = bytes.readInt32BE(1) + 1
+      if (bytes.length < total) break
+      const type = bytes[0]!
+      const one = bytes.subarray(0, total)
+      bytes = bytes.subarray(total)
+      if (type === TERMINATE) {
+        this.drop(connection)
+        break
+      }
+      connection.gathered.push(one)
+      if (GATHERED.has(type)) continue
+      // Sync, Flush, a simple Query or anything else: the unit so far runs as one call.
+      const unit = connection.gathered.length === 1 ? Buffer.from(one) : Buffer.concat(connection.gathered)
+      connection.gathered = []
+      this.queue.push({ connection, bytes: unit, complete: type !== FLUSH })
+    }
+    // What is left may point into `chunk`: keep a copy only when something is left.
+    connection.buffered = bytes.length === 0 ? Buffer.alloc(0) : Buffer.from(bytes)
+    this.drain()
+  }
+
+  /** Runs the units that may run now, in order: all of them, or only the owner's while one holds the session. */
+  private drain(): void {
+    if (this.draining) return
+    this.draining = true
+    try {
+      for (;;) {
+        const at = this.owner === null ? 0 : this.queue.findIndex((u) => u.connection === this.owner)
+        if (at < 0 || at >= this.queue.length) break
+        const [unit] = this.queue.splice(at, 1)
+        if (unit === undefined || unit.connection.closed) continue
+        const answer = this.run(unit.bytes)
+        if (answer.length > 0 && !unit.connection.closed) unit.connection.socket.write(answer)
+        this.owner = !unit.complete || this.db.isInTransaction() ? unit.connection : null
+      }
+    } finally {
+      this.draining = false
+    }
+  }
+
+  /** One PGlite call; its whole answer. PGlite runs it synchronously (no filesystem sync: NodeFS has none). */
+  private run(bytes: Uint8Array): Buffer {
+    const parts: Array<Buffer> = []
+    this.db.execProtocolRawStream(bytes, { syncToFs: false, onRawData: (data) => void parts.push(Buffer.from(data)) })
+      .catch((error: unknown) => this.options.onError?.(error))
+    return parts.length === 1 ? parts[0]! : Buffer.concat(parts)
+  }
+
+  private drop(connection: Connection): void {
+    if (connection.closed) return
+    connection.closed = true
+    this.connections.delete(connection)
+    for (let i = this.queue.length - 1; i >= 0; i--) if (this.queue[i]!.connection === connection) this.queue.splice(i, 1)
+    if (this.owner === connection) {
+      // Finish what it left open: an extended query (Sync), then a transaction block (ROLLBACK).
+      this.run(SYNC)
+      if (this.db.isInTransaction()) this.run(ROLLBACK)
+      this.owner = null
+    }
+    connection.socket.destroy()
+    this.drain()
+  }
+}

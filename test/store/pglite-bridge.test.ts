@@ -1,0 +1,155 @@
+// The embedded bridge (src/store/pglite-bridge.ts) with real pg clients: queries of both protocols, errors
+// that leave the connection usable, a transaction holding the one session against other connections, a
+// dropped connection rolled back, concurrent extended queries kept apart, the SSL answer, the cancel
+// request, and the connection limit at its edge.
+import { connect } from "node:net"
+import { readFile } from "node:fs/promises"
+import { PGlite } from "@electric-sql/pglite"
+import pg from "pg"
+import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { PgliteBridge } from "../../src/store/pglite-bridge.js"
+import { pgliteTemplate } from "../support/db.js"
+
+const MAX_CONNECTIONS = 3
+
+let db: PGlite
+let bridge: PgliteBridge
+let port = 0
+const clients: Array<pg.Client> = []
+
+const client = async (): Promise<pg.Client> => {
+  const c = new pg.Client({ host: "127.0.0.1", port, user: "postgres", database: "postgres" })
+  await c.connect()
+  clients.push(c)
+  return c
+}
+const close = async (c: pg.Client): Promise<void> => {
+  clients.splice(clients.indexOf(c), 1)
+  await c.end()
+}
+/** Resolves to "pending" when `p` has not settled within `ms`. */
+const within = <A>(p: Promise<A>, ms: number): Promise<A | "pending"> =>
+  Promise.race([p, new Promise<"pending">((resolve) => setTimeout(() => resolve("pending"), ms))])
+
+beforeAll(async () => {
+  db = await PGlite.create({ loadDataDir: new Blob([await readFile(await pgliteTemplate())]) })
+  await db.exec("CREATE TABLE things (id int PRIMARY KEY, label text)")
+  bridge = new PgliteBridge(db, { maxConnections: MAX_CONNECTIONS })
+  const address = await bridge.listen(null)
+  port = address.port ?? 0
+}, 60_000)
+
+afterAll(async () => {
+  for (const c of clients) await c.end().catch(() => undefined)
+  await bridge.close()
+  await db.close()
+})
+
+describe("the embedded bridge", () => {
+  it("answers simple and extended queries, with parameters and typed results", async () => {
+    const c = await client()
+    expect((await c.query("SELECT 1 AS one")).rows).toEqual([{ one: 1 }])
+    await c.query("INSERT INTO things VALUES ($1, $2), ($3, $4)", [1, "a", 2, "b"])
+    expect((await c.query("SELECT label FROM things WHERE id = ANY($1::int[]) ORDER BY id", [[1, 2]])).rows)
+      .toEqual([{ label: "a" }, { label: "b" }])
+    expect((await c.query({ name: "named", text: "SELECT $1::text AS t", values: ["x"] })).rows).toEqual([{ t: "x" }])
+    expect((await c.query({ name: "named", text: "SELECT $1::text AS t", values: ["y"] })).rows).toEqual([{ t: "y" }])
+    await c.query("DELETE FROM things")
+    await close(c)
+  })
+
+  it("keeps a connection usable after an error in either protocol", async () => {
+    const c = await client()
+    await expect(c.query("SELECT * FROM no_such_table")).rejects.toThrow(/no_such_table/)
+    await expect(c.query("SELECT $1::int AS n", ["not a number"])).rejects.toThrow(/invalid input syntax/)
+    expect((await c.query("SELECT $1::int AS n", [7])).rows).toEqual([{ n: 7 }])
+    await c.query("BEGIN")
+    await expect(c.query("SELECT 1/0")).rejects.toThrow(/division by zero/)
+    await expect(c.query("SELECT 1")).rejects.toThrow(/current transaction is aborted/)
+    await c.query("ROLLBACK")
+    expect((await c.query("SELECT 2 AS two")).rows).toEqual([{ two: 2 }])
+    await close(c)
+  })
+
+  it("lets no other connection in while one is inside a transaction block", async () => {
+    const a = await client()
+    const b = await client()
+    await a.query("BEGIN")
+    await a.query("INSERT INTO things VALUES (10, 'held')")
+    const read = b.query("SELECT count(*)::int AS n FROM things WHERE id = 10")
+    expect(await within(read, 300)).toBe("pending")
+    await a.query("COMMIT")
+    expect((await read).rows).toEqual([{ n: 1 }])
+    await b.query("DELETE FROM things")
+    await close(a)
+    await close(b)
+  })
+
+  it("rolls back the transaction of a connection that goes away, and the others go on", async () => {
+    const a = await client()
+    const b = await client()
+    await a.query("BEGIN")
+    await a.query("INSERT INTO things VALUES (20, 'lost')")
+    const read = b.query("SELECT count(*)::int AS n FROM things WHERE id = 20")
+    await close(a) // Terminate inside the block
+    expect((await read).rows).toEqual([{ n: 0 }])
+    expect((await b.query("SELECT 1 AS one")).rows).toEqual([{ one: 1 }])
+    await close(b)
+  })
+
+  it("keeps concurrent extended queries of several connections apart", async () => {
+    const cs = await Promise.all([client(), client(), client()])
+    const results = await Promise.all(cs.flatMap((c, k) =>
+      Array.from({ length: 40 }, (_, i) => c.query("SELECT $1::int * 1000 + $2::int AS v", [k, i]).then((r) => [k, i, r.rows[0]?.v]))))
+    for (const [k, i, v] of results) expect(v).toBe(Number(k) * 1000 + Number(i))
+    await Promise.all(cs.map(close))
+  })
+
+  it("answers an SSL request with N, and closes a cancel request's connection", async () => {
+    const ssl = Buffer.alloc(8)
+    ssl.writeInt32BE(8, 0)
+    ssl.writeInt32BE(80877103, 4)
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = connect(port, "127.0.0.1", () => socket.write(ssl))
+      socket.once("data", (data) => {
+        resolve(data.toString("latin1"))
+        socket.destroy()
+      })
+      socket.once("error", reject)
+    })
+    expect(answer).toBe("N")
+    const cancel = Buffer.alloc(16)
+    cancel.writeInt32BE(16, 0)
+    cancel.writeInt32BE(80877102, 4)
+    const closed = await new Promise<boolean>((resolve, reject) => {
+      const socket = connect(port, "127.0.0.1", () => socket.write(cancel))
+      socket.once("close", () => resolve(true))
+      socket.once("error", reject)
+    })
+    expect(closed).toBe(true)
+  })
+
+  it(`serves ${MAX_CONNECTIONS} connections and refuses one more`, async () => {
+    const open = await Promise.all(Array.from({ length: MAX_CONNECTIONS }, client))
+    for (const c of open) expect((await c.query("SELECT 1 AS one")).rows).toEqual([{ one: 1 }])
+    const extra = new pg.Client({ host: "127.0.0.1", port, user: "postgres", database: "postgres" })
+    await expect(extra.connect()).rejects.toThrow(/too many clients/)
+    await close(open[0]!)
+    // A place is free again once one closes.
+    const next = await eventuallyConnect()
+    expect((await next.query("SELECT 1 AS one")).rows).toEqual([{ one: 1 }])
+    await Promise.all([...open.slice(1), next].map(close))
+  })
+})
+
+/** The bridge learns of a closed connection asynchronously: retry the connect briefly. */
+const eventuallyConnect = async (): Promise<pg.Client> => {
+  for (let i = 0; ; i++) {
+    try {
+      return await client()
+    } catch (error) {
+      if (i >= 20) throw error
+      await new Promise((resolve) => setTimeout(resolve, 25))
+    }
+  }
+}
