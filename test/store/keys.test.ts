@@ -112,6 +112,30 @@ layer(TestStore, { timeout: "120 seconds" })("store", (it) => {
       expect(yield* keys.authenticate(made.key)).toEqual(Option.none())
     }))
 
+  it.effect("a key in use is refreshed in the background from half its cache time on", () =>
+    Effect.gen(function* () {
+      const keys = yield* Keys
+      const other = yield* otherProcessKeys
+      const made = yield* other.create({ account: "acct-ahead", scopes: ["read"], subscription: true })
+      expect(Option.isSome(yield* keys.authenticate(made.key))).toBe(true)
+      expect(yield* other.revoke(made.keyId)).toBe(true)
+      const settle = Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 100)))
+      // 999 ms old: answered from the cache, no refresh started (so none can have seen the revocation).
+      yield* TestClock.adjust("999 millis")
+      expect(Option.isSome(yield* keys.authenticate(made.key))).toBe(true)
+      yield* settle
+      expect(Option.isSome(yield* keys.authenticate(made.key))).toBe(true)
+      // 1,001 ms old: still answered from the cache at once, and refreshed behind it.
+      yield* TestClock.adjust("2 millis")
+      expect(Option.isSome(yield* keys.authenticate(made.key))).toBe(true)
+      let refreshed = false
+      for (let i = 0; i < 50 && !refreshed; i++) {
+        yield* settle
+        refreshed = Option.isNone(yield* keys.authenticate(made.key))
+      }
+      expect(refreshed).toBe(true)
+    }))
+
   it.effect("a miss is not remembered for long", () =>
     Effect.gen(function* () {
       const keys = yield* Keys
