@@ -7,14 +7,20 @@
 //
 // What it does:
 // - Startup: SSLRequest and GSSENCRequest are answered 'N' (no encryption on a local socket), a
-//   CancelRequest closes its connection (PGlite cannot cancel a query), the StartupMessage goes to PGlite.
+//   CancelRequest closes its connection (PGlite cannot cancel a query), the StartupMessage goes to PGlite
+//   once the bridge has checked it (protocol 3, a user named): PGlite fails a startup it rejects in a way
+//   that breaks every later startup, so it must never see one.
+// - A length PostgreSQL would refuse (a message below 4 bytes, a startup packet outside 8..10,000) closes
+//   the connection.
 // - After startup a connection's messages run in units, each ONE PGlite call whose whole answer is ONE
 //   write: a simple Query, or the extended-protocol messages up to and including a Sync or a Flush.
 // - One PGlite session serves every connection, so the connection that leaves it inside a transaction
 //   block, or inside an extended query (a unit ended by Flush), holds it: other connections' units wait
 //   until it has finished. Otherwise units run in the order they arrived.
-// - A connection that goes away while it holds the session is finished for it (Sync, then ROLLBACK when
-//   a transaction block is open), as a backend does for a dropped client.
+// - A connection that goes away while it holds the session has its work rolled back (ROLLBACK, which also
+//   aborts an extended query's implicit transaction, then Sync), as a backend does for a dropped client.
+// - The session is shared, so what a connection sets on it (SET, temporary tables, named prepared
+//   statements) is seen by the others; the service's clients use none of these.
 // - Terminate closes the connection; one over `maxConnections` gets an ErrorResponse and is closed.
 // COPY is not supported (the service does not use it).
 import { createServer, type Server, type Socket } from "node:net"
@@ -23,6 +29,8 @@ import type { PGlite } from "@electric-sql/pglite"
 const SSL_REQUEST = 80877103
 const GSSENC_REQUEST = 80877104
 const CANCEL_REQUEST = 80877102
+/** PostgreSQL's own bound on a startup packet. */
+const MAX_STARTUP_PACKET = 10_000
 const code = (c: string): number => c.charCodeAt(0)
 /** Extended-protocol messages that wait for the Sync or Flush that ends their unit. */
 const GATHERED = new Set([code("P"), code("B"), code("D"), code("E"), code("C")])
@@ -42,6 +50,20 @@ const ROLLBACK = message("Q", Buffer.from("ROLLBACK\u0000", "latin1"))
 /** An ErrorResponse (backend) with severity FATAL. */
 const fatal = (sqlState: string, text: string): Buffer =>
   message("E", Buffer.from(`SFATAL\u0000VFATAL\u0000C${sqlState}\u0000M${text}\u0000\u0000`, "utf8"))
+
+/**
+ * Why PostgreSQL would refuse this StartupMessage (protocol 3 with a user named), or null. The packet:
+ * length, protocol version (major << 16 | minor), then name/value pairs of C strings, then a NUL.
+ */
+const startupRefusal = (packet: Buffer): { readonly sqlState: string; readonly text: string } | null => {
+  const version = packet.readInt32BE(4)
+  if (version >> 16 !== 3) return { sqlState: "0A000", text: `unsupported frontend protocol ${version >> 16}.${version & 0xffff}` }
+  const fields = packet.toString("utf8", 8, packet.length).split("\u0000")
+  for (let i = 0; i + 1 < fields.length; i += 2) {
+    if (fields[i] === "user") return fields[i + 1] === "" ? { sqlState: "28000", text: "no PostgreSQL user name specified in startup packet" } : null
+  }
+  return { sqlState: "28000", text: "no PostgreSQL user name specified in startup packet" }
+}
 
 class Connection {
   /** Bytes received and not yet a whole message. */
@@ -129,6 +151,10 @@ export class PgliteBridge {
       if (!connection.started) {
         if (bytes.length < 8) break
         const length = bytes.readInt32BE(0)
+        if (length < 8 || length > MAX_STARTUP_PACKET) {
+          this.refuse(connection, "08P01", "invalid length of startup packet")
+          break
+        }
         if (bytes.length < length) break
         const request = bytes.readInt32BE(4)
         const packet = Buffer.from(bytes.subarray(0, length))
@@ -138,13 +164,23 @@ export class PgliteBridge {
         } else if (request === CANCEL_REQUEST) {
           this.drop(connection)
         } else {
+          const refused = startupRefusal(packet)
+          if (refused !== null) {
+            this.refuse(connection, refused.sqlState, refused.text)
+            break
+          }
           connection.started = true
           this.queue.push({ connection, bytes: packet, complete: true })
         }
         continue
       }
       if (bytes.length < 5) break
-      const total = bytes.readInt32BE(1) + 1
+      const length = bytes.readInt32BE(1)
+      if (length < 4) {
+        this.refuse(connection, "08P01", "invalid message length")
+        break
+      }
+      const total = length + 1
       if (bytes.length < total) break
       const type = bytes[0]!
       const one = bytes.subarray(0, total)
@@ -175,7 +211,7 @@ export class PgliteBridge {
         if (at < 0 || at >= this.queue.length) break
         const [unit] = this.queue.splice(at, 1)
         if (unit === undefined || unit.connection.closed) continue
-        const answer = this.run(unit.bytes)
+        const answer = this.run(unit.bytes, unit.connection)
         if (answer.length > 0 && !unit.connection.closed) unit.connection.socket.write(answer)
         this.owner = !unit.complete || this.db.isInTransaction() ? unit.connection : null
       }
@@ -185,11 +221,21 @@ export class PgliteBridge {
   }
 
   /** One PGlite call; its whole answer. PGlite runs it synchronously (no filesystem sync: NodeFS has none). */
-  private run(bytes: Uint8Array): Buffer {
+  private run(bytes: Uint8Array, connection: Connection | null = null): Buffer {
     const parts: Array<Buffer> = []
     this.db.execProtocolRawStream(bytes, { syncToFs: false, onRawData: (data) => void parts.push(Buffer.from(data)) })
-      .catch((error: unknown) => this.options.onError?.(error))
+      .catch((error: unknown) => {
+        // Not a query's error (those are ErrorResponses in the answer): PGlite itself failed.
+        this.options.onError?.(error)
+        if (connection !== null) this.drop(connection)
+      })
     return parts.length === 1 ? parts[0]! : Buffer.concat(parts)
+  }
+
+  /** Answers a FATAL ErrorResponse and closes the connection. */
+  private refuse(connection: Connection, sqlState: string, text: string): void {
+    if (!connection.closed) connection.socket.write(fatal(sqlState, text))
+    this.drop(connection)
   }
 
   private drop(connection: Connection): void {
@@ -198,9 +244,10 @@ export class PgliteBridge {
     this.connections.delete(connection)
     for (let i = this.queue.length - 1; i >= 0; i--) if (this.queue[i]!.connection === connection) this.queue.splice(i, 1)
     if (this.owner === connection) {
-      // Finish what it left open: an extended query (Sync), then a transaction block (ROLLBACK).
+      // Undo what it left open: ROLLBACK ends a transaction block and aborts an extended query's implicit
+      // transaction (a Sync first would commit that), then Sync ends the extended query.
+      this.run(ROLLBACK)
       this.run(SYNC)
-      if (this.db.isInTransaction()) this.run(ROLLBACK)
       this.owner = null
     }
     connection.socket.destroy()

@@ -1,7 +1,8 @@
-// The embedded bridge (src/store/pglite-bridge.ts) with real pg clients: queries of both protocols, errors
-// that leave the connection usable, a transaction holding the one session against other connections, a
-// dropped connection rolled back, concurrent extended queries kept apart, the SSL answer, the cancel
-// request, and the connection limit at its edge.
+// The embedded bridge (src/store/pglite-bridge.ts) with real pg clients and raw sockets: queries of both
+// protocols, errors that leave the connection usable, a transaction holding the one session against other
+// connections, a dropped connection rolled back (a transaction block, or an extended query before its
+// Sync), concurrent extended queries kept apart, the SSL answer, the cancel request, startups and lengths
+// PostgreSQL refuses (refused, and the bridge goes on serving), and the connection limit at its edge.
 import { connect } from "node:net"
 import { readFile } from "node:fs/promises"
 import { PGlite } from "@electric-sql/pglite"
@@ -27,6 +28,53 @@ const close = async (c: pg.Client): Promise<void> => {
   clients.splice(clients.indexOf(c), 1)
   await c.end()
 }
+/** A frontend message: type, length (counting itself), body. */
+const frame = (type: string, body: Buffer = Buffer.alloc(0)): Buffer => {
+  const head = Buffer.alloc(5)
+  head.write(type, 0, "latin1")
+  head.writeInt32BE(body.length + 4, 1)
+  return Buffer.concat([head, body])
+}
+const cstr = (text: string): Buffer => Buffer.from(`${text}\u0000`, "utf8")
+/** A StartupMessage of protocol `major`.0 with these parameters. */
+const startup = (params: Record<string, string>, major = 3): Buffer => {
+  const body = Buffer.concat([...Object.entries(params).flatMap(([k, v]) => [cstr(k), cstr(v)]), Buffer.from([0])])
+  const head = Buffer.alloc(8)
+  head.writeInt32BE(8 + body.length, 0)
+  head.writeInt32BE(major << 16, 4)
+  return Buffer.concat([head, body])
+}
+
+/** A raw connection: what it was sent back, and whether it was closed. */
+const raw = async () => {
+  const socket = connect(port, "127.0.0.1")
+  await new Promise<void>((resolve, reject) => {
+    socket.once("connect", resolve)
+    socket.once("error", reject)
+  })
+  let received = Buffer.alloc(0)
+  let closed = false
+  socket.on("data", (data: Buffer) => void (received = Buffer.concat([received, data])))
+  socket.on("error", () => undefined)
+  socket.on("close", () => void (closed = true))
+  const until = async (done: () => boolean) => {
+    for (let i = 0; i < 100 && !done(); i++) await new Promise((resolve) => setTimeout(resolve, 10))
+  }
+  return {
+    send: (bytes: Buffer) => socket.write(bytes),
+    /** Waits until the answer so far contains `text` (or the socket closed), and returns it as latin1. */
+    answer: async (text: string) => {
+      await until(() => closed || received.toString("latin1").includes(text))
+      return received.toString("latin1")
+    },
+    closed: async () => {
+      await until(() => closed)
+      return closed
+    },
+    destroy: () => socket.destroy(),
+  }
+}
+
 /** Resolves to "pending" when `p` has not settled within `ms`. */
 const within = <A>(p: Promise<A>, ms: number): Promise<A | "pending"> =>
   Promise.race([p, new Promise<"pending">((resolve) => setTimeout(() => resolve("pending"), ms))])
@@ -95,6 +143,54 @@ describe("the embedded bridge", () => {
     expect((await read).rows).toEqual([{ n: 0 }])
     expect((await b.query("SELECT 1 AS one")).rows).toEqual([{ one: 1 }])
     await close(b)
+  })
+
+  it("rolls back an extended query left open (no Sync yet) by a connection that goes away", async () => {
+    const a = await raw()
+    a.send(startup({ user: "postgres", database: "postgres" }))
+    await a.answer("Z")
+    const parse = frame("P", Buffer.concat([cstr(""), cstr("INSERT INTO things VALUES (30, 'half')"), Buffer.from([0, 0])]))
+    const bind = frame("B", Buffer.concat([cstr(""), cstr(""), Buffer.from([0, 0, 0, 0, 0, 0])]))
+    const execute = frame("E", Buffer.concat([cstr(""), Buffer.from([0, 0, 0, 0])]))
+    a.send(Buffer.concat([parse, bind, execute, frame("H")]))
+    expect(await a.answer("INSERT 0 1")).toContain("INSERT 0 1")
+    a.destroy()
+    const b = await client()
+    expect((await b.query("SELECT count(*)::int AS n FROM things WHERE id = 30")).rows).toEqual([{ n: 0 }])
+    await close(b)
+  })
+
+  it("refuses a startup PostgreSQL would refuse, and goes on serving", async () => {
+    const old = await raw()
+    old.send(startup({ user: "postgres" }, 2))
+    expect(await old.answer("protocol")).toContain("unsupported frontend protocol 2.0")
+    expect(await old.closed()).toBe(true)
+    const nameless = await raw()
+    nameless.send(startup({ database: "postgres" }))
+    expect(await nameless.answer("user")).toContain("no PostgreSQL user name specified")
+    expect(await nameless.closed()).toBe(true)
+    const c = await client()
+    expect((await c.query("SELECT 1 AS one")).rows).toEqual([{ one: 1 }])
+    await close(c)
+  })
+
+  it("closes a connection that sends a length PostgreSQL refuses, and goes on serving", async () => {
+    const tiny = Buffer.alloc(8)
+    tiny.writeInt32BE(4, 0)
+    tiny.writeInt32BE(80877103, 4)
+    const before = await raw()
+    before.send(tiny)
+    expect(await before.closed()).toBe(true)
+    const after = await raw()
+    after.send(startup({ user: "postgres", database: "postgres" }))
+    await after.answer("Z")
+    const negative = Buffer.from([0x50, 0xff, 0xff, 0xff, 0xff])
+    after.send(negative)
+    expect(await after.answer("invalid message length")).toContain("invalid message length")
+    expect(await after.closed()).toBe(true)
+    const c = await client()
+    expect((await c.query("SELECT 1 AS one")).rows).toEqual([{ one: 1 }])
+    await close(c)
   })
 
   it("keeps concurrent extended queries of several connections apart", async () => {
