@@ -10,7 +10,9 @@
 // against the bare route's row at the same rate.
 // Each row has p50/p90/p95/p99 and the bench process's GC pauses during it (`gc`: count, total, longest;
 // the servers' side, since the load generator is another thread).
-// The load generator runs in a worker thread (its own event loop), over 200 keep-alive sockets. Keys
+// The load generator runs in a worker thread (its own event loop), over up to 200 keep-alive sockets,
+// writing each request as one string and reading answers with a small HTTP/1.1 reader
+// (bench/support/raw-load-worker.mjs; LOAD_CLIENT=http uses node:http's client instead). Keys
 // are stored ones (KeysLive: the real authentication path) unless --keys memory. Accounts: 20.
 // Clients: at a paced rate R the orders come from ceil(R / 1.5) keys taken in turn, each a client
 // sending about 1.5 orders a second (90 a minute, inside the 120/min limit), as agents placing orders
@@ -18,7 +20,7 @@
 // --cold-keys every order uses a key not used for seconds (each one a lookup in the store: many
 // clients each ordering now and then). The closed loop always rotates keys (≤ 100 orders each).
 //   node --import tsx bench/paper.ts [connections=200] [ordersPerConnection=50] [--rates 100,250,500,1000]
-//     [--seconds 5] [--keys store|memory] [--cold-keys]
+//     [--seconds 5] [--warm-seconds 10] [--keys store|memory] [--cold-keys]
 // The bench runs with the service's V8 flags (src/v8-flags.ts), as `npm start` does.
 // The crash run of 1,000 orders is the crash test: CRASH_ORDERS=1000 npx vitest run test/paper/crash.test.ts
 import "./support/service-v8.js" // first: the service's V8 flags
@@ -46,6 +48,9 @@ const RATES = (flag("rates") ?? "100,250,500,1000").split(",").map(Number).filte
 const SECONDS = Number(flag("seconds") ?? 5)
 const KEYS_FROM: "store" | "memory" = flag("keys") === "memory" ? "memory" : "store"
 const COLD_KEYS = process.argv.includes("--cold-keys")
+/** Seconds of paced orders (and door requests) after the closed-loop warm-up, before anything is measured. */
+const WARM_SECONDS = Number(flag("warm-seconds") ?? 10)
+const WARM_RATE = 250
 /** Orders a second one paced client sends. */
 const CLIENT_RATE = 1.5
 const MARKETS = 50
@@ -54,7 +59,7 @@ const WARM = 1_000
 
 // The orders of the whole bench, so the keys can share them at ≤ 100 each (120/min per key).
 const closedOrders = CONNECTIONS * PER
-const total = 2 * (WARM + closedOrders + RATES.reduce((n, r) => n + r * SECONDS, 0)) // paper and door-only
+const total = 2 * (WARM + WARM_RATE * WARM_SECONDS + closedOrders + RATES.reduce((n, r) => n + r * SECONDS, 0)) // paper and door-only
 const rotatingKeys = Math.ceil(total / 100) + 1
 // Paced clients' keys come after the rotating ones: three runs a rate (bare, door, orders), each its own clients.
 const clientKeys = COLD_KEYS ? 0 : 3 * RATES.reduce((n, r) => n + Math.ceil(r / CLIENT_RATE), 0)
@@ -108,9 +113,9 @@ const bareUrl = `http://127.0.0.1:${(bare.address() as AddressInfo).port}`
 const bodies = Array.from({ length: MARKETS }, (_, m) => JSON.stringify({ market: `venue_a:BM${m}`, outcome: "yes", action: "buy", usd: 10 }))
 let nextToken = 0
 let nextClientKey = rotatingKeys
-const options = (label: string, rate: number, requests: number, path = "/v2/paper-orders"): LoadOptions => {
+const options = (label: string, rate: number, requests: number, path = "/v2/paper-orders", rotate = false): LoadOptions => {
   const base = { connections: CONNECTIONS, requests, seconds: 3_600, rate, path, method: "POST" as const, bodies, idempotencyPrefix: label }
-  const clients = rate > 0 && !COLD_KEYS ? Math.ceil(rate / CLIENT_RATE) : 0
+  const clients = rate > 0 && !COLD_KEYS && !rotate ? Math.ceil(rate / CLIENT_RATE) : 0
   if (clients > 0) {
     // Paced clients: request n uses key n mod clients of this run's own keys.
     const own = tokens.slice(nextClientKey, nextClientKey + clients)
@@ -149,16 +154,24 @@ const all = async (label: string, rate: number, requests: number) => {
   rows.push(await withGc("POST /v2/paper-orders", o, () => runLoad(server.url, o)))
 }
 
-// Warm-up (JIT, sockets, plans, key cache), not reported.
+// Warm-up (JIT, sockets, plans, key cache), not reported: closed loop, then WARM_SECONDS paced. At these
+// rates V8 goes on optimising functions for many seconds after a short warm-up (--trace-opt: 345
+// compilations, ~0.9 s of a compiler thread, in an 8 s window after 1,000 orders), and on 2 cores those
+// threads compete with the server's; a running service is long past that.
 await runLoad(server.url, options("warm", 0, WARM))
 await runLoad(server.url, options("warm-door", 0, WARM, "/v2/bench-door-only"))
+if (WARM_SECONDS > 0) {
+  await runLoad(server.url, options("warm-paced", WARM_RATE, WARM_RATE * WARM_SECONDS, "/v2/paper-orders", true))
+  await runLoad(server.url, options("warm-paced-door", WARM_RATE, WARM_RATE * WARM_SECONDS, "/v2/bench-door-only", true))
+}
 for (const rate of RATES) await all(`open${rate}`, rate, rate * SECONDS)
 await all("closed", 0, closedOrders)
 
 const backend = process.env["DATABASE_URL"] ? "PostgreSQL (DATABASE_URL)" : "embedded PGlite"
 console.log(`paper orders on ${backend}, keys: ${KEYS_FROM === "store" ? "stored (KeysLive)" : "in memory"}` +
   `${COLD_KEYS ? ", a cold key per order" : `, paced clients at ${CLIENT_RATE} orders/s each`}, ${ACCOUNTS} accounts, ` +
-  `${CONNECTIONS} keep-alive connections; open loop ${SECONDS} s per rate; latency ms (target p99 ≤ 5)`)
+  `${CONNECTIONS} keep-alive connections; warm-up ${WARM} orders closed loop + ${WARM_SECONDS} s at ${WARM_RATE}/s; ` +
+  `open loop ${SECONDS} s per rate; latency ms (target p99 ≤ 5)`)
 console.table(rows.map((r) => ({ ...r, statuses: Object.entries(r.statuses).map(([k, n]) => `${k}×${n}`).join(" ") })))
 bare.close()
 await server.close()

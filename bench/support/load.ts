@@ -1,4 +1,7 @@
-// Drives an HTTP route from a worker thread (load-worker.mjs) and summarises what it measured.
+// Drives an HTTP route from a worker thread and summarises what it measured. The generator writes raw
+// HTTP/1.1 on keep-alive sockets (raw-load-worker.mjs); LOAD_CLIENT=http selects node:http's client
+// (load-worker.mjs), which costs the generator ~0.1 ms more a request and tops out near 20,000 req/s
+// against 40,000–50,000 on this machine (bench/paper.ts's bare route, closed loop).
 import { Worker } from "node:worker_threads"
 
 export interface LoadOptions {
@@ -28,7 +31,8 @@ export interface LoadResult {
 
 export const runLoad = (url: string, options: LoadOptions): Promise<LoadResult> =>
   new Promise((resolve, reject) => {
-    const worker = new Worker(new URL("./load-worker.mjs", import.meta.url), { workerData: { url, options: { method: "GET", bodies: [], firstToken: 0, ...options } } })
+    const file = process.env["LOAD_CLIENT"] === "http" ? "./load-worker.mjs" : "./raw-load-worker.mjs"
+    const worker = new Worker(new URL(file, import.meta.url), { workerData: { url, options: { method: "GET", bodies: [], firstToken: 0, ...options } } })
     worker.once("message", (r: LoadResult) => void worker.terminate().then(() => resolve(r)))
     worker.once("error", reject)
   })
