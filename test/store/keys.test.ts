@@ -1,6 +1,7 @@
 // Keys, Settings and migrations against the suite's database (a private schema on DATABASE_URL, else a
 // temporary embedded data dir): keys are stored as hashes, revoked keys fail, scopes are canonical, the
-// cache never hides a key made elsewhere, and migrating twice changes nothing.
+// cache never hides a key made elsewhere nor, past 2 s, a change made elsewhere, and migrating twice
+// changes nothing.
 import { createHash } from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import { expect, layer } from "@effect/vitest"
@@ -99,20 +100,36 @@ layer(TestStore, { timeout: "120 seconds" })("store", (it) => {
       expect(listed.map((key) => key.subscriptionActive)).toEqual([false, false])
     }))
 
-  it.effect("a key made by another process works at once; its revocation shows within the cache time", () =>
+  it.effect("a key made by another process works at once; its revocation shows within 2 s", () =>
     Effect.gen(function* () {
       const keys = yield* Keys
       const other = yield* otherProcessKeys
       const made = yield* other.create({ account: "acct-cli", scopes: ["read"], subscription: true })
       expect(Option.isSome(yield* keys.authenticate(made.key))).toBe(true)
       expect(yield* other.revoke(made.keyId)).toBe(true)
-      // Still cached here (TestClock has not moved), then refused once the entry expires.
+      // Still cached here (TestClock has not moved), then refused once the last reading of the change
+      // counter is over 2 s old: the request reads it first.
       expect(Option.isSome(yield* keys.authenticate(made.key))).toBe(true)
       yield* TestClock.adjust("2001 millis")
       expect(yield* keys.authenticate(made.key)).toEqual(Option.none())
     }))
 
-  it.effect("a key in use is refreshed in the background from half its cache time on", () =>
+  it.effect("an idle node reads the change counter before answering from its cache", () =>
+    Effect.gen(function* () {
+      const keys = yield* Keys
+      const other = yield* otherProcessKeys
+      const made = yield* other.create({ account: "acct-idle", scopes: ["read"], subscription: true })
+      expect(Option.isSome(yield* keys.authenticate(made.key))).toBe(true)
+      yield* TestClock.adjust("30 seconds")
+      // Unchanged: still answered (the entry is younger than its 60 s).
+      expect(Option.isSome(yield* keys.authenticate(made.key))).toBe(true)
+      yield* other.create({ account: "acct-idle", scopes: ["read"], subscription: false })
+      yield* TestClock.adjust("10 seconds")
+      // The account lost its subscription elsewhere: seen by the first request after the idle spell.
+      expect(Option.map(yield* keys.authenticate(made.key), (p) => p.subscriptionActive)).toEqual(Option.some(false))
+    }))
+
+  it.effect("a key in use never waits for the change counter: it is read behind it from 1 s on", () =>
     Effect.gen(function* () {
       const keys = yield* Keys
       const other = yield* otherProcessKeys
@@ -120,20 +137,49 @@ layer(TestStore, { timeout: "120 seconds" })("store", (it) => {
       expect(Option.isSome(yield* keys.authenticate(made.key))).toBe(true)
       expect(yield* other.revoke(made.keyId)).toBe(true)
       const settle = Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 100)))
-      // 999 ms old: answered from the cache, no refresh started (so none can have seen the revocation).
+      // Read 999 ms ago: answered from the cache, no reading started (so none can have seen the revocation).
       yield* TestClock.adjust("999 millis")
       expect(Option.isSome(yield* keys.authenticate(made.key))).toBe(true)
       yield* settle
       expect(Option.isSome(yield* keys.authenticate(made.key))).toBe(true)
-      // 1,001 ms old: still answered from the cache at once, and refreshed behind it.
+      // 1,001 ms: still answered from the cache at once, and the counter read behind it.
       yield* TestClock.adjust("2 millis")
       expect(Option.isSome(yield* keys.authenticate(made.key))).toBe(true)
-      let refreshed = false
-      for (let i = 0; i < 50 && !refreshed; i++) {
+      let refused = false
+      for (let i = 0; i < 50 && !refused; i++) {
         yield* settle
-        refreshed = Option.isNone(yield* keys.authenticate(made.key))
+        refused = Option.isNone(yield* keys.authenticate(made.key))
       }
-      expect(refreshed).toBe(true)
+      expect(refused).toBe(true)
+    }))
+
+  it.effect("a busy node does not re-read a key in use each second; a change behind the counter's back shows within 60 s", () =>
+    Effect.gen(function* () {
+      const keys = yield* Keys
+      const sql = yield* SqlClient.SqlClient
+      const other = yield* otherProcessKeys
+      const made = yield* other.create({ account: "acct-busy", scopes: ["read"], subscription: true })
+      expect(Option.isSome(yield* keys.authenticate(made.key))).toBe(true)
+      // Revoked without moving the counter: only re-reading the key itself can show it.
+      yield* sql`ALTER TABLE api_keys DISABLE TRIGGER api_keys_changed`
+      yield* sql`UPDATE api_keys SET revoked_at = now() WHERE id = ${made.keyId}`.pipe(
+        Effect.ensuring(Effect.orDie(sql`ALTER TABLE api_keys ENABLE TRIGGER api_keys_changed`)),
+      )
+      const settle = Effect.promise(() => new Promise((resolve) => setTimeout(resolve, 20)))
+      // A request every 1.5 s for 28.5 s: each answered from the cache, the counter read behind them.
+      for (let i = 0; i < 19; i++) {
+        yield* TestClock.adjust("1500 millis")
+        expect(Option.isSome(yield* keys.authenticate(made.key))).toBe(true)
+        yield* settle
+      }
+      // From half the entry's life on the key itself is re-read behind its requests, by 60 s at the latest.
+      let refused = false
+      for (let i = 0; i < 25 && !refused; i++) {
+        yield* TestClock.adjust("1500 millis")
+        refused = Option.isNone(yield* keys.authenticate(made.key))
+        yield* settle
+      }
+      expect(refused).toBe(true)
     }))
 
   it.effect("a miss is not remembered for long", () =>

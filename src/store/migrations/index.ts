@@ -17,6 +17,7 @@ import exitRuleTrail from "./0013_exit_rule_trail.js"
 import traderBotOnceLive from "./0014_trader_bot_once_live.js"
 import priceBars from "./0015_price_bars.js"
 import botFillOutbox from "./0016_bot_fill_outbox.js"
+import keyChanges from "./0017_key_changes.js"
 
 export const loader = Migrator.fromRecord({
   "0001_foundation": foundation,
@@ -35,4 +36,5 @@ export const loader = Migrator.fromRecord({
   "0014_trader_bot_once_live": traderBotOnceLive,
   "0015_price_bars": priceBars,
   "0016_bot_fill_outbox": botFillOutbox,
+  "0017_key_changes": keyChanges,
 })
