@@ -26,9 +26,8 @@ import { walkBuy, walkSell } from "../domain/fill.js"
 import { MAX_IDEMPOTENCY_KEY, optionalKey, STRICT } from "../domain/limits.js"
 import type { BookView, MarketInfo, MarketSide } from "../domain/market-events.js"
 import { type PaperBuy, PaperOrder, PaperOrderRequest, type PaperSell } from "../domain/paper.js"
-import type { StoredOrder } from "../store/paper.js"
+import { paperOrderOf, type StoredKey } from "../store/paper.js"
 import { operation, type OperationContext } from "./operation.js"
-import { isoOf } from "../intel/rows.js"
 
 /**
  * The Idempotency-Key: 1 to 200 characters, without the spaces at either end (HTTP drops those from a
@@ -89,11 +88,6 @@ export const sideOf = (info: MarketInfo, outcome: string): MarketSide | null => 
 }
 
 
-export const paperOrderOf = (o: StoredOrder): PaperOrder => ({
-  id: o.id, market: o.marketObject, outcome: o.outcome, action: o.action, contracts: o.contracts,
-  avgPrice: o.avgPrice, cost: o.cost, unfilledContracts: o.unfilled, filledAt: isoOf(o.filledAt),
-})
-
 const nothing = (error: string) => Exit.fail(new Validation({ error }))
 
 /**
@@ -129,17 +123,12 @@ export const prepareOrder = (
   return Exit.succeed({
     ref: info.ref, market, outcome: side.name, action: order.action, fill, source: "hand" as const, bot: null,
     idempotencyKey: key, requestHash: key === null ? null : hash,
-    response: ({ id, filledAt }: { readonly id: string; readonly filledAt: number }) =>
-      Schema.encodeSync(PaperOrder)({
-        id, market, outcome: side.name, action: order.action, contracts: fill.contracts, avgPrice: fill.avgPrice,
-        cost: fill.cost, unfilledContracts: fill.unfilledContracts, filledAt: isoOf(filledAt),
-      }),
   })
 }
 
 /** The key's first result again, with both replay headers; VALIDATION when it was another order. */
 const replay = Effect.fn("PaperOrders.replay")(function* (
-  stored: { readonly requestHash: string; readonly response: unknown },
+  stored: StoredKey,
   hash: string,
   setHeader: (name: string, value: string) => Effect.Effect<void>,
 ) {
@@ -148,7 +137,7 @@ const replay = Effect.fn("PaperOrders.replay")(function* (
   }
   yield* setHeader("Idempotent-Replayed", "true")
   yield* setHeader("Idempotency-Replayed", "true")
-  return yield* Schema.decodeUnknown(PaperOrder)(stored.response).pipe(Effect.orDie)
+  return stored.response
 })
 
 /** The order placed (or its key replayed), once its key is this request's or there is none. */

@@ -26,7 +26,7 @@ import { MarketRefParam, TimeWithOffset } from "./filters.js"
 import { operation } from "./operation.js"
 import { Cursor, PageParams, paginate } from "./paging.js"
 import { Repeatable } from "./params.js"
-import { paperOrderOf } from "./paper-orders.js"
+import { paperOrderOf } from "../store/paper.js"
 import { isoOf } from "../intel/rows.js"
 
 const literal = <const L extends ReadonlyArray<string>>(name: string, ...values: L) =>

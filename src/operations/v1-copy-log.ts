@@ -14,7 +14,7 @@ import { PaperStore, type StoredOrder } from "../store/paper.js"
 import { TimeWithOffset } from "./filters.js"
 import { listing } from "./operation.js"
 import { paginate, PageParams } from "./paging.js"
-import { paperOrderOf } from "./paper-orders.js"
+import { paperOrderOf } from "../store/paper.js"
 
 export const CopyExecution = Schema.Struct({
   bot: Schema.Struct({ id: Schema.String, name: Schema.String }),

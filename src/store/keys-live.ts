@@ -211,7 +211,7 @@ export const KeysLive: Layer.Layer<Keys, never, SqlClient.SqlClient> = Layer.eff
       const looked = yield* lookup(hash)
       remember(hash, looked, now)
       return looked.principal
-    }, Effect.withSpan("Keys.authenticate", { captureStackTrace: false })) // per request: no call-site Error
+    }) // per request: no span (each one provides and restores a service)
 
     const create = (input: { readonly account: string; readonly scopes: ReadonlyArray<Scope>; readonly subscription: boolean }) =>
       Effect.gen(function* () {

@@ -1,17 +1,18 @@
-// Paper orders and idempotency keys in PostgreSQL (migration 0005). Plain functions over SqlClient, like
-// ./webhooks.ts. Writes are multi-row: the accounts layer hands every order waiting at that moment to
-// `record` (group commit), one statement for all of them.
+// Paper orders and their idempotency keys in PostgreSQL (migrations 0005, 0018). Plain functions over
+// SqlClient, like ./webhooks.ts. Writes are multi-row: the accounts layer hands every order waiting at that
+// moment to `record` (group commit), one statement for all of them.
 //
-// Idempotency: a key's row is written in the SAME statement as its order, `done` with the response, so
-// a crash leaves both or neither. The `in_progress` marker of a request still running lives in the
-// memory of the node that owns the account (actors are owned by one node: ARCHITECTURE, Scale); a
-// stored marker would outlive a crash (kill -9) and answer 409 to the client's retry until some lease
-// ran out. Two nodes racing on one key cannot both record: the key's INSERT wins once (the unique
-// (account_id, key)), and an order whose key lost is not inserted; `record` reports which were. A key
-// older than 24 hours is expired: it is overwritten by the next order that uses it.
+// Idempotency: a key is held on its order's row (`held_key`, unique per account while set), so a crash
+// leaves an order with its key or neither, and a key's replay is its order (`paperOrderOf`). The
+// `in_progress` marker of a request still running lives in the memory of the node that owns the account
+// (actors are owned by one node: ARCHITECTURE, Scale); a stored marker would outlive a crash (kill -9) and
+// answer 409 to the client's retry until some lease ran out. Two nodes racing on one key cannot both
+// record: the unique index lets one row hold it, the other order is not inserted, and `record` reports
+// which were. A key older than 24 hours is expired: the next order that uses it takes it over.
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import type { MarketObject } from "../domain/market-object.js"
+import type { PaperOrder } from "../domain/paper.js"
 import { jsonColumn, olderThan } from "./sql-helpers.js"
 
 /** Keys are kept 24 hours. */
@@ -39,15 +40,14 @@ export interface StoredOrder {
   readonly source: "hand" | "bot"
   readonly botId: string | null
   readonly botName: string | null
-  /** The response a replay of the key returns (written to idempotency_keys); null without a key. */
-  readonly response: unknown
   /** A bot's fill: its id in bot_fill_outbox (recorded once whatever happens); null on a hand order. */
   readonly botFillId: string | null
 }
 
 export interface StoredKey {
   readonly requestHash: string
-  readonly response: unknown
+  /** What a replay of the key answers: the order that holds it. */
+  readonly response: PaperOrder
 }
 
 interface OrderRow {
@@ -79,56 +79,97 @@ const fromRow = (row: OrderRow): StoredOrder => ({
   requestHash: row.request_hash, market: row.market, marketObject: jsonColumn(row.market_object) as MarketObject,
   outcome: row.outcome, action: row.action, contracts: row.contracts, avgPrice: row.avg_price, cost: row.cost,
   fee: row.fee, unfilled: row.unfilled, filledAt: Number(row.filled_at), profit: row.profit, source: row.source,
-  botId: row.bot_id, botName: row.bot_name, response: null, botFillId: row.bot_fill_id,
+  botId: row.bot_id, botName: row.bot_name, botFillId: row.bot_fill_id,
+})
+
+/** The order as the API shows it (POST /v2/paper-orders answers it; a replay of its key answers it again). */
+export const paperOrderOf = (o: StoredOrder): PaperOrder => ({
+  id: o.id, market: o.marketObject, outcome: o.outcome, action: o.action, contracts: o.contracts,
+  avgPrice: o.avgPrice, cost: o.cost, unfilledContracts: o.unfilled, filledAt: new Date(o.filledAt).toISOString(),
 })
 
 const COLUMNS = `id, account_id, seq, idempotency_key, request_hash, market, market_object, outcome, action, contracts,
   avg_price, cost, fee, unfilled, filled_at, profit, source, bot_id, bot_name, bot_fill_id`
 
 /**
- * One call of record_paper_orders (migrations 0012, 0016), one array per column. The text is a constant
- * run with `sql.unsafe`: building the same statement from a template with 22 interpolations cost
- * ~0.45 ms an order on top of the statement's own ~0.9 ms (PostgreSQL, one order a call; bench in the
- * README), and this is every paper order's path to its answer.
+ * The orders, one array per column, as one INSERT; the ids inserted. An order that would break a unique
+ * index (its key held by another order, a bot fill already recorded, its place in the ledger taken) is
+ * left out, the others go in. The text is a constant run with `sql.unsafe`: building the same statement
+ * from a template with 20 interpolations cost ~0.45 ms an order (PostgreSQL, one order a call), and this
+ * is every paper order's path to its answer.
  */
-const RECORD_ORDERS = `SELECT r AS id FROM record_paper_orders(
-  $1::text[], $2::text[], $3::float8[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[],
-  $9::text[], $10::float8[], $11::float8[], $12::float8[], $13::float8[], $14::float8[], $15::float8[],
-  $16::float8[], $17::text[], $18::text[], $19::text[], $20::text[], $21::text[], $22::bigint) AS r`
+const INSERT_ORDERS = `INSERT INTO paper_orders AS o (id, account_id, seq, idempotency_key, held_key, request_hash, market,
+    market_object, outcome, action, contracts, avg_price, cost, fee, unfilled, filled_at, profit, source, bot_id, bot_name,
+    bot_fill_id)
+  SELECT t.id, t.account_id, round(t.seq)::bigint, t.key, t.key, t.hash, t.market, t.market_object::jsonb, t.outcome,
+    t.action, t.contracts, t.avg_price, t.cost, t.fee, t.unfilled, round(t.filled_at)::bigint, t.profit, t.source, t.bot_id,
+    t.bot_name, t.bot_fill_id
+  FROM unnest($1::text[], $2::text[], $3::float8[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[],
+    $10::float8[], $11::float8[], $12::float8[], $13::float8[], $14::float8[], $15::float8[], $16::float8[], $17::text[],
+    $18::text[], $19::text[], $20::text[])
+    AS t (id, account_id, seq, key, hash, market, market_object, outcome, action, contracts, avg_price, cost, fee, unfilled,
+      filled_at, profit, source, bot_id, bot_name, bot_fill_id)
+  ON CONFLICT DO NOTHING
+  RETURNING o.id`
+
+/** Frees the keys (account, key pairs) whose holder filled before $3: they are expired. (A holder's key is its own.) */
+const RELEASE_EXPIRED = `UPDATE paper_orders SET held_key = NULL
+  WHERE held_key IS NOT NULL AND (account_id, held_key) IN (SELECT * FROM unnest($1::text[], $2::text[])) AND filled_at < $3
+  RETURNING account_id, idempotency_key AS held_key`
+
+const insertOrders = (sql: SqlClient.SqlClient, orders: ReadonlyArray<StoredOrder>) => {
+  const col = <A>(f: (o: StoredOrder) => A): Array<A> => orders.map(f)
+  return sql.unsafe<{ id: string }>(INSERT_ORDERS, [
+    col((o) => o.id), col((o) => o.accountId), col((o) => o.seq), col((o) => o.idempotencyKey), col((o) => o.requestHash),
+    col((o) => o.market), col((o) => JSON.stringify(o.marketObject)), col((o) => o.outcome), col((o) => o.action),
+    col((o) => o.contracts), col((o) => o.avgPrice), col((o) => o.cost), col((o) => o.fee), col((o) => o.unfilled),
+    col((o) => o.filledAt), col((o) => o.profit), col((o) => o.source), col((o) => o.botId), col((o) => o.botName),
+    col((o) => o.botFillId),
+  ])
+}
+
+const pairOf = (accountId: string, key: string): string => `${accountId}\u0000${key}`
 
 /**
- * Inserts orders (and their keys) in one statement; the ids actually inserted. An order whose key is
- * already held (unexpired) by another order is not inserted. Committed before it returns.
+ * Inserts orders with their keys; the ids actually inserted. An order whose key is already held
+ * (unexpired) by another order is not inserted. Committed before it returns. The one INSERT is the whole
+ * of it unless a keyed order was left out: then the keys among those whose holder has expired are freed
+ * and those orders inserted (an expired key is taken over by the next order that uses it).
  */
 const record: (orders: ReadonlyArray<StoredOrder>, now: number) => Effect.Effect<ReadonlySet<string>, never, SqlClient.SqlClient> =
   Effect.fnUntraced(function* (orders: ReadonlyArray<StoredOrder>, now: number) {
     if (orders.length === 0) return new Set<string>()
     const sql = yield* SqlClient.SqlClient
-    const col = <A>(f: (o: StoredOrder) => A): Array<A> => orders.map(f)
-    const rows = yield* sql.unsafe<{ id: string }>(RECORD_ORDERS, [
-      col((o) => o.id), col((o) => o.accountId), col((o) => o.seq),
-      col((o) => o.idempotencyKey), col((o) => o.requestHash), col((o) => o.market),
-      col((o) => JSON.stringify(o.marketObject)), col((o) => o.outcome),
-      col((o) => o.action), col((o) => o.contracts), col((o) => o.avgPrice),
-      col((o) => o.cost), col((o) => o.fee), col((o) => o.unfilled),
-      col((o) => o.filledAt), col((o) => o.profit), col((o) => o.source),
-      col((o) => o.botId), col((o) => o.botName),
-      col((o) => (o.idempotencyKey === null ? null : JSON.stringify(o.response))), col((o) => o.botFillId),
-      now - IDEMPOTENCY_RETENTION_MS,
+    const stored = new Set((yield* insertOrders(sql, orders)).map((r) => r.id))
+    const keyedOut = orders.filter((o) => o.idempotencyKey !== null && !stored.has(o.id))
+    if (keyedOut.length === 0) return stored
+    const freed = yield* sql.unsafe<{ account_id: string; held_key: string }>(RELEASE_EXPIRED, [
+      keyedOut.map((o) => o.accountId), keyedOut.map((o) => o.idempotencyKey), now - IDEMPOTENCY_RETENTION_MS,
     ])
-    return new Set(rows.map((r) => r.id))
-  }, Effect.orDie, Effect.withSpan("PaperStore.record"))
+    if (freed.length === 0) return stored
+    const free = new Set(freed.map((r) => pairOf(r.account_id, r.held_key)))
+    const retry = keyedOut.filter((o) => free.has(pairOf(o.accountId, o.idempotencyKey ?? "")))
+    for (const r of yield* insertOrders(sql, retry)) stored.add(r.id)
+    return stored
+  }, Effect.orDie) // every order's path: no span (each one provides and restores a service)
+
+/** A held key as its order's row tells it: the hash of the order placed with it, and that order. */
+const heldKeyOf = (row: OrderRow & { readonly held_key: string }) => {
+  const order = fromRow(row)
+  return { requestHash: row.request_hash ?? "", response: paperOrderOf(order), createdAt: order.filledAt }
+}
 
 /** The key's first result, when it is held and younger than 24 hours. */
 const findKey = (accountId: string, key: string, now: number): Effect.Effect<StoredKey | null, never, SqlClient.SqlClient> =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const rows = yield* sql<{ request_hash: string; response: unknown }>`
-      SELECT request_hash, response FROM idempotency_keys
-      WHERE account_id = ${accountId} AND key = ${key} AND status = 'done'
-        AND created_at >= ${now - IDEMPOTENCY_RETENTION_MS}`
+    const rows = yield* sql<OrderRow & { held_key: string }>`
+      SELECT ${sql.literal(COLUMNS)}, held_key FROM paper_orders
+      WHERE account_id = ${accountId} AND held_key = ${key} AND filled_at >= ${now - IDEMPOTENCY_RETENTION_MS}`
     const row = rows[0]
-    return row === undefined ? null : { requestHash: row.request_hash, response: jsonColumn(row.response) }
+    if (row === undefined) return null
+    const { requestHash, response } = heldKeyOf(row)
+    return { requestHash, response }
   }).pipe(Effect.orDie, Effect.withSpan("PaperStore.findKey"))
 
 /** A key held now (younger than 24 hours), as the accounts layer keeps it in memory. */
@@ -143,13 +184,10 @@ export interface HeldKey extends StoredKey {
 const loadKeys = (now: number): Effect.Effect<ReadonlyArray<HeldKey>, never, SqlClient.SqlClient> =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const rows = yield* sql<{ account_id: string; key: string; request_hash: string; response: unknown; created_at: number | string }>`
-      SELECT account_id, key, request_hash, response, created_at FROM idempotency_keys
-      WHERE status = 'done' AND created_at >= ${now - IDEMPOTENCY_RETENTION_MS}`
-    return rows.map((row) => ({
-      accountId: row.account_id, key: row.key, requestHash: row.request_hash, response: jsonColumn(row.response),
-      createdAt: Number(row.created_at),
-    }))
+    const rows = yield* sql<OrderRow & { held_key: string }>`
+      SELECT ${sql.literal(COLUMNS)}, held_key FROM paper_orders
+      WHERE held_key IS NOT NULL AND filled_at >= ${now - IDEMPOTENCY_RETENTION_MS}`
+    return rows.map((row) => ({ accountId: row.account_id, key: row.held_key, ...heldKeyOf(row) }))
   }).pipe(Effect.orDie, Effect.withSpan("PaperStore.loadKeys"))
 
 /** Every order, by account and sequence: what the accounts are rebuilt from. */
@@ -189,12 +227,13 @@ const orders = Effect.fnUntraced(function* (options: {
   return rows.map(fromRow)
 }, Effect.orDie, Effect.withSpan("PaperStore.orders"))
 
-/** Drops keys older than 24 hours. */
+/** Frees the keys older than 24 hours (their orders stay, with the key they were placed with); how many. */
 const purgeKeys = (now: number): Effect.Effect<number, never, SqlClient.SqlClient> =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const rows = yield* sql<{ key: string }>`
-      DELETE FROM idempotency_keys WHERE created_at < ${now - IDEMPOTENCY_RETENTION_MS} RETURNING key`
+    const rows = yield* sql<{ id: string }>`
+      UPDATE paper_orders SET held_key = NULL
+      WHERE held_key IS NOT NULL AND filled_at < ${now - IDEMPOTENCY_RETENTION_MS} RETURNING id`
     return rows.length
   }).pipe(Effect.orDie, Effect.withSpan("PaperStore.purgeKeys"))
 

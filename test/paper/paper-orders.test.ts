@@ -295,15 +295,18 @@ describe("Idempotency-Key", () => {
   it("a key recorded by an order this node does not hold (another node's) is answered with that order", async () => {
     const ref = market("K7", { asks: [[0.5, 100]] })
     const body = { market: ref, outcome: "yes", action: "buy", usd: 5 }
+    const now = await server.accounts(() => Clock.currentTimeMillis)
     const theirs = {
       id: "po_from_another_node_000", market: { ref, contract: ref, title: "K7", venue: "venue_a", category: null, kind: null },
-      outcome: "Yes", action: "buy", contracts: 9.5, avgPrice: 0.5, cost: 5, unfilledContracts: 0, filledAt: "2026-01-01T00:00:00.000Z",
+      outcome: "Yes", action: "buy", contracts: 9.5, avgPrice: 0.5, cost: 5, unfilledContracts: 0, filledAt: new Date(now).toISOString(),
     }
     const hash = requestHashOf({ market: ref, outcome: "yes", action: "buy", usd: 5 } as Parameters<typeof requestHashOf>[0])
-    const now = await server.accounts(() => Clock.currentTimeMillis)
+    // Their order, holding the key, at a place in the ledger this node has not reached.
     await server.sql((sql) => sql`
-      INSERT INTO idempotency_keys (account_id, key, request_hash, status, response, created_at)
-      VALUES ('acct_alice', 'key-7', ${hash}, 'done', ${JSON.stringify(theirs)}::jsonb, ${now}) RETURNING key`)
+      INSERT INTO paper_orders (id, account_id, seq, idempotency_key, held_key, request_hash, market, market_object, outcome,
+        action, contracts, avg_price, cost, fee, unfilled, filled_at, source)
+      VALUES (${theirs.id}, 'acct_alice', 900000, 'key-7', 'key-7', ${hash}, ${ref}, ${JSON.stringify(theirs.market)}::jsonb,
+        'Yes', 'buy', 9.5, 0.5, 5, 0, 0, ${now}, 'hand') RETURNING id`)
     expect(await server.accounts((a) => a.heldKey("acct_alice", "key-7"))).toBeNull()
     const before = await countOrders("acct_alice")
     const positions = (await paper("alice")).body.data.positions

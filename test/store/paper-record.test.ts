@@ -1,5 +1,5 @@
-// PaperStore.record (record_paper_orders, migrations 12 and 16): what the group commit writes. Each rule is
-// checked for an order alone and for the same order in a group with an unrelated one.
+// PaperStore.record (one INSERT, migrations 5, 16 and 18): what the group commit writes, and the keys it
+// holds. Each rule is checked for an order alone and for the same order in a group with an unrelated one.
 import { SqlClient } from "@effect/sql"
 import { Effect, ManagedRuntime } from "effect"
 import { afterAll, describe, expect, it } from "vitest"
@@ -18,15 +18,21 @@ const anOrder = (overrides: Partial<StoredOrder> = {}): StoredOrder => {
     id: `po_rec_${process.pid}_${n}`, accountId: `acct_rec_${process.pid}`, seq: 1_000_000 + n, idempotencyKey: null, requestHash: null,
     market: "venue_a:R1", marketObject: { ref: "venue_a:R1", contract: "venue_a:R1", title: "R1", venue: "venue_a", category: null, kind: null },
     outcome: "Yes", action: "buy", contracts: 10, avgPrice: 0.5, cost: 5, fee: 0.01, unfilled: 0, filledAt: NOW, profit: null,
-    source: "hand", botId: null, botName: null, response: null, botFillId: null, ...overrides,
+    source: "hand", botId: null, botName: null, botFillId: null, ...overrides,
   }
 }
-const keyed = (key: string, filledAt = NOW) => anOrder({ idempotencyKey: key, requestHash: `h-${key}-${n}`, response: { id: "x" }, filledAt })
+const keyed = (key: string, filledAt = NOW) => anOrder({ idempotencyKey: key, requestHash: `h-${key}-${n}`, filledAt })
 const countOf = async (id: string) =>
   Number((await run(Effect.flatMap(SqlClient.SqlClient, (sql) => sql<{ c: string }>`SELECT count(*) AS c FROM paper_orders WHERE id = ${id}`)))[0]?.c)
+/** The order holding the key now. */
 const keyRow = async (accountId: string, key: string) =>
   (await run(Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<{ request_hash: string; created_at: string }>`SELECT request_hash, created_at FROM idempotency_keys WHERE account_id = ${accountId} AND key = ${key}`)))[0]
+    sql<{ id: string; request_hash: string; created_at: string }>`
+      SELECT id, request_hash, filled_at AS created_at FROM paper_orders WHERE account_id = ${accountId} AND held_key = ${key}`)))[0]
+/** How many orders were placed with the key, held or not. */
+const placedWith = async (accountId: string, key: string) =>
+  Number((await run(Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<{ c: string }>`SELECT count(*) AS c FROM paper_orders WHERE account_id = ${accountId} AND idempotency_key = ${key}`)))[0]?.c)
 
 /** Records `order`, alone or with an unrelated order in the same call; whether `order` was inserted. */
 const recorded = async (order: StoredOrder, grouped: boolean, now = NOW): Promise<boolean> => {
@@ -61,6 +67,17 @@ describe.each([["alone", false], ["in a group", true]])("PaperStore.record, an o
     expect(await recorded(again, grouped)).toBe(true)
     expect((await keyRow(again.accountId, key))?.request_hash).toBe(again.requestHash)
     expect(Number((await keyRow(again.accountId, key))?.created_at)).toBe(NOW)
+    // The old order stays, with the key it was placed with; only the new one holds it.
+    expect(await countOf(old.id)).toBe(1)
+    expect(await placedWith(again.accountId, key)).toBe(2)
+  })
+
+  it("frees a key older than 24 hours only: one exactly 24 hours old is still held", async () => {
+    const key = `k-edge-${grouped}`
+    const edge = keyed(key, NOW - 24 * 3_600_000)
+    expect(await recorded(edge, grouped, edge.filledAt)).toBe(true)
+    expect(await recorded(keyed(key), grouped)).toBe(false)
+    expect((await keyRow(edge.accountId, key))?.id).toBe(edge.id)
   })
 
   it("does not insert a bot fill already recorded", async () => {
@@ -70,5 +87,40 @@ describe.each([["alone", false], ["in a group", true]])("PaperStore.record, an o
     const again = anOrder({ source: "bot", botId: "signal:rec", botName: "rec", botFillId: fill })
     expect(await recorded(again, grouped)).toBe(false)
     expect(await countOf(again.id)).toBe(0)
+  })
+})
+
+describe("PaperStore.record, two orders with one key in one group", () => {
+  it("inserts the first and leaves the second out, without failing the others", async () => {
+    const key = `k-twice-${process.pid}`
+    const first = keyed(key)
+    const second = keyed(key)
+    const other = anOrder()
+    const ids = await run(PaperStore.record([first, second, other], NOW))
+    expect([ids.has(first.id), ids.has(second.id), ids.has(other.id)]).toEqual([true, false, true])
+    expect((await keyRow(first.accountId, key))?.id).toBe(first.id)
+  })
+})
+
+describe("PaperStore keys", () => {
+  it("findKey and loadKeys answer a held key with its order; purgeKeys frees the expired ones", async () => {
+    const accountId = `acct_keys_${process.pid}`
+    const fresh = anOrder({ accountId, idempotencyKey: "fresh", requestHash: "h-fresh", filledAt: NOW })
+    const old = anOrder({ accountId, idempotencyKey: "old", requestHash: "h-old", filledAt: NOW - 25 * 3_600_000 })
+    expect((await run(PaperStore.record([fresh, old], NOW))).size).toBe(2)
+    const found = await run(PaperStore.findKey(accountId, "fresh", NOW))
+    expect(found).toEqual({
+      requestHash: "h-fresh",
+      response: {
+        id: fresh.id, market: fresh.marketObject, outcome: "Yes", action: "buy", contracts: 10, avgPrice: 0.5, cost: 5,
+        unfilledContracts: 0, filledAt: new Date(NOW).toISOString(),
+      },
+    })
+    expect(await run(PaperStore.findKey(accountId, "old", NOW))).toBeNull()
+    const loaded = (await run(PaperStore.loadKeys(NOW))).filter((k) => k.accountId === accountId)
+    expect(loaded.map((k) => [k.key, k.requestHash, k.createdAt, k.response.id])).toEqual([["fresh", "h-fresh", NOW, fresh.id]])
+    expect(await run(PaperStore.purgeKeys(NOW))).toBeGreaterThanOrEqual(1)
+    expect(await keyRow(accountId, "old")).toBeUndefined()
+    expect((await keyRow(accountId, "fresh"))?.id).toBe(fresh.id)
   })
 })

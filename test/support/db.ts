@@ -20,7 +20,7 @@ import type { SqlClient } from "@effect/sql"
 import type { PgClient } from "@effect/sql-pg"
 import { Effect, Layer, type Scope } from "effect"
 import pg from "pg"
-import { dbLayerOn } from "../../src/store/db.js"
+import { dbLayerOn, pgLayer } from "../../src/store/db.js"
 import { type EmbeddedAddress, hostDataDir } from "../../src/store/embedded.js"
 import type { Keys } from "../../src/store/keys.js"
 import { KeysLive } from "../../src/store/keys-live.js"
@@ -111,6 +111,19 @@ export const TestDb: Layer.Layer<PgClient.PgClient | SqlClient.SqlClient> = Laye
     }
     const address = yield* embeddedTemp
     return dbLayerOn({ _tag: "Embedded", address }, { maxConnections: 4 })
+  }),
+).pipe(Layer.orDie)
+
+/** SqlClient/PgClient on a private database, as TestDb, but with no migration run (migration tests). */
+export const UnmigratedTestDb: Layer.Layer<PgClient.PgClient | SqlClient.SqlClient> = Layer.unwrapScoped(
+  Effect.gen(function* () {
+    const url = databaseUrl()
+    if (url !== undefined) {
+      const schema = yield* schemaOn(url)
+      return pgLayer({ _tag: "Url", url: withSchema(url, schema) }, { maxConnections: 4 })
+    }
+    const address = yield* embeddedTemp
+    return pgLayer({ _tag: "Embedded", address }, { maxConnections: 4 })
   }),
 ).pipe(Layer.orDie)
 

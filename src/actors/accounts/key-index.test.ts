@@ -1,9 +1,14 @@
 import { describe, expect, it } from "vitest"
+import type { PaperOrder } from "../../domain/paper.js"
 import { IDEMPOTENCY_RETENTION_MS } from "../../store/paper.js"
 import { KeyIndex } from "./key-index.js"
 
+const orderNamed = (id: string): PaperOrder => ({
+  id, market: { ref: "venue_a:K", contract: "venue_a:K", title: "K", venue: "venue_a", category: null, kind: null },
+  outcome: "Yes", action: "buy", contracts: 1, avgPrice: 0.5, cost: 0.5, unfilledContracts: 0, filledAt: "2026-01-01T00:00:00.000Z",
+})
 const held = (accountId: string, key: string, createdAt: number, requestHash = "h") =>
-  ({ accountId, key, requestHash, response: { id: `${accountId}/${key}` }, createdAt })
+  ({ accountId, key, requestHash, response: orderNamed(`${accountId}/${key}`), createdAt })
 
 describe("KeyIndex", () => {
   it("finds a key per account while it is at most 24 hours old, not one millisecond later", () => {

@@ -1,9 +1,9 @@
 // The idempotency keys held now, in memory, on the node that owns the accounts (ARCHITECTURE, Scale:
-// one node owns an account at a time): rebuilt from `idempotency_keys` on start and told of every key
+// one node owns an account at a time): rebuilt from the orders holding keys on start and told of every key
 // an order of this node records, so a keyed order looks its key up without a store round trip. It is
 // the store's copy, never ahead of it: a key enters only once its order is durable. A key another node
-// recorded (an ownership change in flight) is not here; its order then loses the key's INSERT in the
-// group commit and is answered from the store (src/operations/paper-orders.ts).
+// recorded (an ownership change in flight) is not here; the order placed with it here is then left out of
+// the group commit by the key's unique index and answered from the store (src/operations/paper-orders.ts).
 import { IDEMPOTENCY_RETENTION_MS, type HeldKey, type StoredKey } from "../../store/paper.js"
 
 const idOf = (accountId: string, key: string): string => `${accountId}\u0000${key}`

@@ -23,7 +23,7 @@ import type { ApiError } from "../../domain/errors.js"
 import type { Fill } from "../../domain/fill.js"
 import type { MarketInfo } from "../../domain/market-events.js"
 import type { MarketObject } from "../../domain/market-object.js"
-import { PaperStore, type StoredKey, type StoredOrder } from "../../store/paper.js"
+import { PaperStore, paperOrderOf, type StoredKey, type StoredOrder } from "../../store/paper.js"
 import { KeyIndex } from "./key-index.js"
 import { webhookSink } from "../../webhooks/sink.js"
 import { MarketBus, Markets, type MarketsService } from "../markets/market-bus.js"
@@ -54,8 +54,6 @@ export interface PreparedOrder {
   readonly bot: BotTag | null
   readonly idempotencyKey: string | null
   readonly requestHash: string | null
-  /** The key's replay response, built from the order (id and time are known only here). */
-  readonly response: (order: { readonly id: string; readonly filledAt: number }) => unknown
   /** A bot's fill: its outbox id (the paper order carries it; a fill already recorded is not recorded again). */
   readonly botFillId?: string
 }
@@ -128,9 +126,10 @@ export class Accounts extends Context.Tag("whalewatch/Accounts")<Accounts, Accou
 
 /**
  * One fiber answers every call waiting at that moment with one `run` over all of them (outputs in the
- * inputs' order), at most `max` at a time: the group commit.
+ * inputs' order), at most `max` at a time: the group commit. `run` gets the services of the fiber that
+ * starts it (a layer's), once, rather than each call providing them.
  */
-const batched = <I, O>(max: number, run: (inputs: ReadonlyArray<I>) => Effect.Effect<ReadonlyArray<O>>) =>
+const batched = <I, O, R>(max: number, run: (inputs: ReadonlyArray<I>) => Effect.Effect<ReadonlyArray<O>, never, R>) =>
   Effect.gen(function* () {
     const queue = yield* Queue.unbounded<{ readonly input: I; readonly done: Deferred.Deferred<O> }>()
     yield* Effect.forkScoped(Effect.forever(
@@ -337,7 +336,6 @@ export const makeAccountsLayer = (options: AccountsOptions = {}): Layer.Layer<Ac
       const write = yield* batched(batchRows, (entries: ReadonlyArray<{ readonly order: StoredOrder; readonly undo: () => void }>) =>
         Effect.flatMap(Clock.currentTimeMillis, (now) => PaperStore.record(entries.map((e) => e.order), now)).pipe(
           Effect.map((stored) => entries.map((e) => stored.has(e.order.id))),
-          Effect.provideService(SqlClient.SqlClient, sql),
           Effect.onError(() => Effect.sync(() => {
             for (let i = entries.length - 1; i >= 0; i--) entries[i]?.undo()
           })),
@@ -380,7 +378,7 @@ export const makeAccountsLayer = (options: AccountsOptions = {}): Layer.Layer<Ac
             marketObject: p.market, outcome: p.outcome, action: p.action, contracts: p.fill.contracts,
             avgPrice: p.fill.avgPrice, cost: p.fill.cost, fee: p.fill.fee, unfilled: p.fill.unfilledContracts, filledAt,
             profit, source: p.source, botId: p.bot?.id ?? null, botName: p.bot?.name ?? null,
-            response: p.idempotencyKey === null ? null : p.response({ id, filledAt }), botFillId: p.botFillId ?? null,
+            botFillId: p.botFillId ?? null,
           }
           return Effect.succeed({ fill, order, profit, before })
         })
@@ -396,9 +394,9 @@ export const makeAccountsLayer = (options: AccountsOptions = {}): Layer.Layer<Ac
           Effect.onExit((exit) => (Exit.isSuccess(exit) && exit.value ? Effect.void : Effect.sync(undo))),
         )
         if (!stored) return null
-        const { idempotencyKey, requestHash, response } = applied.order
+        const { idempotencyKey, requestHash } = applied.order
         if (idempotencyKey !== null && requestHash !== null) {
-          keys.remember({ accountId, key: idempotencyKey, requestHash, response, createdAt: filledAt })
+          keys.remember({ accountId, key: idempotencyKey, requestHash, response: paperOrderOf(applied.order), createdAt: filledAt })
         }
         if (Option.isSome(sink)) sink.value.publish([{ _tag: "OrderRecorded", order: applied.order }])
         registry.settleIfOver(accountId, applied.fill.ref)
@@ -414,7 +412,7 @@ export const makeAccountsLayer = (options: AccountsOptions = {}): Layer.Layer<Ac
             if (info === null) return Exit.die(new Error(`recordBotFill: unknown market ${f.market}`))
             return Exit.succeed<PreparedOrder>({
               ref: f.market, market: marketObjectOf(info), outcome: f.outcome, action: f.fill.action, fill: f.fill,
-              source: "bot", bot: f.bot, idempotencyKey: null, requestHash: null, response: () => null,
+              source: "bot", bot: f.bot, idempotencyKey: null, requestHash: null,
               ...(f.fillId === undefined ? {} : { botFillId: f.fillId }),
             })
           }, f.at).pipe(Effect.flatMap((c) => (c === null ? Effect.dieMessage("recordBotFill: not recorded") : Effect.succeed(c)))),

@@ -18,8 +18,10 @@ import traderBotOnceLive from "./0014_trader_bot_once_live.js"
 import priceBars from "./0015_price_bars.js"
 import botFillOutbox from "./0016_bot_fill_outbox.js"
 import keyChanges from "./0017_key_changes.js"
+import paperOrderKeys from "./0018_paper_order_keys.js"
 
-export const loader = Migrator.fromRecord({
+/** Every migration by id, in order. */
+export const migrations = {
   "0001_foundation": foundation,
   "0002_webhooks": webhooks,
   "0003_markets": markets,
@@ -37,4 +39,7 @@ export const loader = Migrator.fromRecord({
   "0015_price_bars": priceBars,
   "0016_bot_fill_outbox": botFillOutbox,
   "0017_key_changes": keyChanges,
-})
+  "0018_paper_order_keys": paperOrderKeys,
+}
+
+export const loader = Migrator.fromRecord(migrations)
