@@ -9,10 +9,11 @@
 // answer 409 to the client's retry until some lease ran out. Two nodes racing on one key cannot both
 // record: the unique index lets one row hold it, the other order is not inserted, and `record` reports
 // which were. A key older than 24 hours is expired: the next order that uses it takes it over.
-import { SqlClient } from "@effect/sql"
+import { SqlClient, type SqlError } from "@effect/sql"
 import { Effect } from "effect"
 import type { MarketObject } from "../domain/market-object.js"
 import type { PaperOrder } from "../domain/paper.js"
+import type { HeldConnection } from "./held-connection.js"
 import { jsonColumn, olderThan } from "./sql-helpers.js"
 
 /** Keys are kept 24 hours. */
@@ -117,9 +118,12 @@ const RELEASE_EXPIRED = `UPDATE paper_orders SET held_key = NULL
   WHERE held_key IS NOT NULL AND (account_id, held_key) IN (SELECT * FROM unnest($1::text[], $2::text[])) AND filled_at < $3
   RETURNING account_id, idempotency_key AS held_key`
 
-const insertOrders = (sql: SqlClient.SqlClient, orders: ReadonlyArray<StoredOrder>) => {
+/** Runs one constant statement with $n parameters: through the pool, or on a held connection. */
+type Run = <Row extends object>(text: string, params: ReadonlyArray<unknown>) => Effect.Effect<ReadonlyArray<Row>, SqlError.SqlError>
+
+const insertOrders = (run: Run, orders: ReadonlyArray<StoredOrder>) => {
   const col = <A>(f: (o: StoredOrder) => A): Array<A> => orders.map(f)
-  return sql.unsafe<{ id: string }>(INSERT_ORDERS, [
+  return run<{ id: string }>(INSERT_ORDERS, [
     col((o) => o.id), col((o) => o.accountId), col((o) => o.seq), col((o) => o.idempotencyKey), col((o) => o.requestHash),
     col((o) => o.market), col((o) => JSON.stringify(o.marketObject)), col((o) => o.outcome), col((o) => o.action),
     col((o) => o.contracts), col((o) => o.avgPrice), col((o) => o.cost), col((o) => o.fee), col((o) => o.unfilled),
@@ -136,22 +140,29 @@ const pairOf = (accountId: string, key: string): string => `${accountId}\u0000${
  * of it unless a keyed order was left out: then the keys among those whose holder has expired are freed
  * and those orders inserted (an expired key is taken over by the next order that uses it).
  */
-const record: (orders: ReadonlyArray<StoredOrder>, now: number) => Effect.Effect<ReadonlySet<string>, never, SqlClient.SqlClient> =
+const recordWith = (run: Run) =>
   Effect.fnUntraced(function* (orders: ReadonlyArray<StoredOrder>, now: number) {
-    if (orders.length === 0) return new Set<string>()
-    const sql = yield* SqlClient.SqlClient
-    const stored = new Set((yield* insertOrders(sql, orders)).map((r) => r.id))
+    if (orders.length === 0) return new Set<string>() as ReadonlySet<string>
+    const stored = new Set((yield* insertOrders(run, orders)).map((r) => r.id))
     const keyedOut = orders.filter((o) => o.idempotencyKey !== null && !stored.has(o.id))
-    if (keyedOut.length === 0) return stored
-    const freed = yield* sql.unsafe<{ account_id: string; held_key: string }>(RELEASE_EXPIRED, [
+    if (keyedOut.length === 0) return stored as ReadonlySet<string>
+    const freed = yield* run<{ account_id: string; held_key: string }>(RELEASE_EXPIRED, [
       keyedOut.map((o) => o.accountId), keyedOut.map((o) => o.idempotencyKey), now - IDEMPOTENCY_RETENTION_MS,
     ])
-    if (freed.length === 0) return stored
+    if (freed.length === 0) return stored as ReadonlySet<string>
     const free = new Set(freed.map((r) => pairOf(r.account_id, r.held_key)))
     const retry = keyedOut.filter((o) => free.has(pairOf(o.accountId, o.idempotencyKey ?? "")))
-    for (const r of yield* insertOrders(sql, retry)) stored.add(r.id)
-    return stored
+    for (const r of yield* insertOrders(run, retry)) stored.add(r.id)
+    return stored as ReadonlySet<string>
   }, Effect.orDie) // every order's path: no span (each one provides and restores a service)
+
+/** `record` on a held connection (the accounts layer's group commit: no pool checkout per group). */
+const recordOn = (held: HeldConnection): ((orders: ReadonlyArray<StoredOrder>, now: number) => Effect.Effect<ReadonlySet<string>>) =>
+  recordWith(held.execute)
+
+/** `record` through the pool (tests and tools). */
+const record = (orders: ReadonlyArray<StoredOrder>, now: number): Effect.Effect<ReadonlySet<string>, never, SqlClient.SqlClient> =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) => recordWith((text, params) => sql.unsafe(text, params))(orders, now))
 
 /** A held key as its order's row tells it: the hash of the order placed with it, and that order. */
 const heldKeyOf = (row: OrderRow & { readonly held_key: string }) => {
@@ -247,4 +258,4 @@ const countByKey = (accountId: string): Effect.Effect<ReadonlyMap<string, number
     return new Map(rows.map((r) => [r.idempotency_key, Number(r.n)]))
   }).pipe(Effect.orDie, Effect.withSpan("PaperStore.countByKey"))
 
-export const PaperStore = { record, findKey, loadKeys, loadAll, orders, purgeKeys, countByKey } as const
+export const PaperStore = { record, recordOn, findKey, loadKeys, loadAll, orders, purgeKeys, countByKey } as const

@@ -24,6 +24,7 @@ import type { Fill } from "../../domain/fill.js"
 import type { MarketInfo } from "../../domain/market-events.js"
 import type { MarketObject } from "../../domain/market-object.js"
 import { PaperStore, paperOrderOf, type StoredKey, type StoredOrder } from "../../store/paper.js"
+import { holdConnection } from "../../store/held-connection.js"
 import { KeyIndex } from "./key-index.js"
 import { webhookSink } from "../../webhooks/sink.js"
 import { MarketBus, Markets, type MarketsService } from "../markets/market-bus.js"
@@ -333,8 +334,10 @@ export const makeAccountsLayer = (options: AccountsOptions = {}): Layer.Layer<Ac
       // Group commit: every order waiting is written in one statement; true for each one recorded. When the
       // write fails, every fill of the group is taken back out, newest first: each undo then meets its
       // holding as its fill left it (a sale that sold a holding whole, undone before the buy that made it).
+      // The group commit keeps one connection of its own (src/store/held-connection.ts).
+      const record = PaperStore.recordOn(yield* holdConnection(sql))
       const write = yield* batched(batchRows, (entries: ReadonlyArray<{ readonly order: StoredOrder; readonly undo: () => void }>) =>
-        Effect.flatMap(Clock.currentTimeMillis, (now) => PaperStore.record(entries.map((e) => e.order), now)).pipe(
+        Effect.flatMap(Clock.currentTimeMillis, (now) => record(entries.map((e) => e.order), now)).pipe(
           Effect.map((stored) => entries.map((e) => stored.has(e.order.id))),
           Effect.onError(() => Effect.sync(() => {
             for (let i = entries.length - 1; i >= 0; i--) entries[i]?.undo()
