@@ -19,8 +19,11 @@
 // do; a key in use stays in KeysLive's cache, so this measures the order path with warm keys. With
 // --cold-keys every order uses a key not used for seconds (each one a lookup in the store: many
 // clients each ordering now and then). The closed loop always rotates keys (≤ 100 orders each).
+// --rounds N runs the open-loop rates N times over (each round: every rate, each route), since one 5 s row
+// on this VM moves by a factor of two from one minute to the next; the summary gives each row's median
+// and worst p99 over the rounds. A paced client keeps its key across rounds (7.5 orders a round).
 //   node --import tsx bench/paper.ts [connections=200] [ordersPerConnection=50] [--rates 100,250,500,1000]
-//     [--seconds 5] [--warm-seconds 10] [--keys store|memory] [--cold-keys]
+//     [--seconds 5] [--rounds 1] [--warm-seconds 10] [--keys store|memory] [--cold-keys]
 // The bench runs with the service's V8 flags (src/v8-flags.ts), as `npm start` does.
 // The crash run of 1,000 orders is the crash test: CRASH_ORDERS=1000 npx vitest run test/paper/crash.test.ts
 import "./support/service-v8.js" // first: the service's V8 flags
@@ -46,6 +49,7 @@ const CONNECTIONS = Number(positional[0] ?? 200)
 const PER = Number(positional[1] ?? 50)
 const RATES = (flag("rates") ?? "100,250,500,1000").split(",").map(Number).filter((r) => r > 0)
 const SECONDS = Number(flag("seconds") ?? 5)
+const ROUNDS = Math.max(1, Number(flag("rounds") ?? 1))
 const KEYS_FROM: "store" | "memory" = flag("keys") === "memory" ? "memory" : "store"
 const COLD_KEYS = process.argv.includes("--cold-keys")
 /** Seconds of paced orders (and door requests) after the closed-loop warm-up, before anything is measured. */
@@ -59,9 +63,10 @@ const WARM = 1_000
 
 // The orders of the whole bench, so the keys can share them at ≤ 100 each (120/min per key).
 const closedOrders = CONNECTIONS * PER
-const total = 2 * (WARM + WARM_RATE * WARM_SECONDS + closedOrders + RATES.reduce((n, r) => n + r * SECONDS, 0)) // paper and door-only
+const total = 2 * (WARM + WARM_RATE * WARM_SECONDS + closedOrders + ROUNDS * RATES.reduce((n, r) => n + r * SECONDS, 0)) // paper and door-only
 const rotatingKeys = Math.ceil(total / 100) + 1
-// Paced clients' keys come after the rotating ones: three runs a rate (bare, door, orders), each its own clients.
+// Paced clients' keys come after the rotating ones: three routes a rate (bare, door, orders), each its own
+// clients, the same clients every round.
 const clientKeys = COLD_KEYS ? 0 : 3 * RATES.reduce((n, r) => n + Math.ceil(r / CLIENT_RATE), 0)
 const keyCount = rotatingKeys + clientKeys
 
@@ -113,13 +118,20 @@ const bareUrl = `http://127.0.0.1:${(bare.address() as AddressInfo).port}`
 const bodies = Array.from({ length: MARKETS }, (_, m) => JSON.stringify({ market: `venue_a:BM${m}`, outcome: "yes", action: "buy", usd: 10 }))
 let nextToken = 0
 let nextClientKey = rotatingKeys
-const options = (label: string, rate: number, requests: number, path = "/v2/paper-orders", rotate = false): LoadOptions => {
+/** Each (route, rate)'s paced clients' keys, taken on first use and kept for every round. */
+const clientsOf = new Map<string, ReadonlyArray<string>>()
+const options = (label: string, rate: number, requests: number, path = "/v2/paper-orders", rotate = false, route = path): LoadOptions => {
   const base = { connections: CONNECTIONS, requests, seconds: 3_600, rate, path, method: "POST" as const, bodies, idempotencyPrefix: label }
   const clients = rate > 0 && !COLD_KEYS && !rotate ? Math.ceil(rate / CLIENT_RATE) : 0
   if (clients > 0) {
-    // Paced clients: request n uses key n mod clients of this run's own keys.
-    const own = tokens.slice(nextClientKey, nextClientKey + clients)
-    nextClientKey += clients
+    // Paced clients: request n uses key n mod clients of this route and rate's own keys.
+    const id = `${route} ${rate}`
+    let own = clientsOf.get(id)
+    if (own === undefined) {
+      own = tokens.slice(nextClientKey, nextClientKey + clients)
+      nextClientKey += clients
+      clientsOf.set(id, own)
+    }
     return { ...base, tokens: own, firstToken: 0 }
   }
   // Rotating keys: request n uses key nextToken + n (mod the rotating keys), ≤ 100 orders a key in all.
@@ -145,13 +157,14 @@ const withGc = async (label: string, o: LoadOptions, f: () => Promise<LoadResult
   return { ...row, gc: `${gcPauses.length}× ${total.toFixed(0)} ms (max ${Math.max(0, ...gcPauses).toFixed(1)})` }
 }
 const all = async (label: string, rate: number, requests: number) => {
-  const o = options(label, rate, requests)
+  const o = options(label, rate, requests, "/v2/paper-orders", false, "bare")
   rows.push(await withGc("bare node:http", o, () => runLoad(bareUrl, o)))
   const door = options(`${label}-door`, rate, requests, "/v2/bench-door-only")
   await warmKeys(door)
   rows.push(await withGc("door only (no order)", door, () => runLoad(server.url, door)))
-  await warmKeys(o)
-  rows.push(await withGc("POST /v2/paper-orders", o, () => runLoad(server.url, o)))
+  const paper = options(label, rate, requests)
+  await warmKeys(paper)
+  rows.push(await withGc("POST /v2/paper-orders", paper, () => runLoad(server.url, paper)))
 }
 
 // Warm-up (JIT, sockets, plans, key cache), not reported: closed loop, then WARM_SECONDS paced. At these
@@ -164,7 +177,9 @@ if (WARM_SECONDS > 0) {
   await runLoad(server.url, options("warm-paced", WARM_RATE, WARM_RATE * WARM_SECONDS, "/v2/paper-orders", true))
   await runLoad(server.url, options("warm-paced-door", WARM_RATE, WARM_RATE * WARM_SECONDS, "/v2/bench-door-only", true))
 }
-for (const rate of RATES) await all(`open${rate}`, rate, rate * SECONDS)
+for (let round = 1; round <= ROUNDS; round++) {
+  for (const rate of RATES) await all(`r${round}-open${rate}`, rate, rate * SECONDS)
+}
 await all("closed", 0, closedOrders)
 
 const backend = process.env["DATABASE_URL"] ? "PostgreSQL (DATABASE_URL)" : "embedded PGlite"
@@ -173,6 +188,18 @@ console.log(`paper orders on ${backend}, keys: ${KEYS_FROM === "store" ? "stored
   `${CONNECTIONS} keep-alive connections; warm-up ${WARM} orders closed loop + ${WARM_SECONDS} s at ${WARM_RATE}/s; ` +
   `open loop ${SECONDS} s per rate; latency ms (target p99 ≤ 5)`)
 console.table(rows.map((r) => ({ ...r, statuses: Object.entries(r.statuses).map(([k, n]) => `${k}×${n}`).join(" ") })))
+if (ROUNDS > 1) {
+  const median = (xs: ReadonlyArray<number>) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN
+  console.log(`over ${ROUNDS} rounds: each open-loop row's median p50/p95/p99 and its worst p99 (ms)`)
+  console.table(RATES.flatMap((rate) => ["bare node:http", "door only (no order)", "POST /v2/paper-orders"].map((route) => {
+    const of = rows.filter((r) => r.route === route && r.mode.startsWith(`open loop at ${rate} `))
+    return {
+      route, rate, rounds: of.length, p50ms: median(of.map((r) => r.p50ms)), p95ms: median(of.map((r) => r.p95ms)),
+      p99ms: median(of.map((r) => r.p99ms)), worstP99ms: Math.max(...of.map((r) => r.p99ms)),
+      p99PerRound: of.map((r) => r.p99ms).join(" / "),
+    }
+  })))
+}
 bare.close()
 await server.close()
 process.exit(0)
