@@ -16,3 +16,12 @@ export const MarketObject = Schema.Struct({
   kind: Schema.NullOr(Kind),
 }).annotations({ identifier: "MarketObject" })
 export type MarketObject = typeof MarketObject.Type
+
+/**
+ * The market object with its fields in the Schema's order. A stored copy comes back from a jsonb column
+ * with its keys in jsonb's order (shortest first), so without this an answer read back after a restart
+ * (a key's replay, the account's positions) differs byte for byte from the same answer given before it.
+ */
+export const marketObjectInOrder = (o: MarketObject): MarketObject => ({
+  ref: o.ref, contract: o.contract, title: o.title, venue: o.venue, category: o.category, kind: o.kind,
+})

@@ -2,7 +2,7 @@
 import { randomBytes } from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
-import type { MarketObject } from "../domain/market-object.js"
+import { type MarketObject, marketObjectInOrder } from "../domain/market-object.js"
 import { jsonColumn, olderThan, underAccountLock } from "./sql-helpers.js"
 
 export interface StoredExitRule {
@@ -58,7 +58,7 @@ const COLUMNS = "id, account_id, market, market_object, outcome, side, stop_loss
 
 const ruleOf = (row: Row): StoredExitRule => ({
   id: row.id, accountId: row.account_id, market: row.market,
-  marketObject: jsonColumn(row.market_object) as MarketObject,
+  marketObject: marketObjectInOrder(jsonColumn(row.market_object) as MarketObject),
   outcome: row.outcome, side: row.side === 1 ? 1 : 0, stopLoss: row.stop_loss, takeProfit: row.take_profit,
   trailingStop: row.trailing_stop, trailHigh: row.trail_high, status: row.status, createdAt: Number(row.created_at),
   doneAt: row.done_at === null ? null : Number(row.done_at), reason: row.reason, orderId: row.order_id,

@@ -11,7 +11,7 @@
 // which were. A key older than 24 hours is expired: the next order that uses it takes it over.
 import { SqlClient, type SqlError } from "@effect/sql"
 import { Effect } from "effect"
-import type { MarketObject } from "../domain/market-object.js"
+import { type MarketObject, marketObjectInOrder } from "../domain/market-object.js"
 import type { PaperOrder } from "../domain/paper.js"
 import type { HeldConnection } from "./held-connection.js"
 import { jsonColumn, olderThan } from "./sql-helpers.js"
@@ -77,7 +77,7 @@ interface OrderRow {
 
 const fromRow = (row: OrderRow): StoredOrder => ({
   id: row.id, accountId: row.account_id, seq: Number(row.seq), idempotencyKey: row.idempotency_key,
-  requestHash: row.request_hash, market: row.market, marketObject: jsonColumn(row.market_object) as MarketObject,
+  requestHash: row.request_hash, market: row.market, marketObject: marketObjectInOrder(jsonColumn(row.market_object) as MarketObject),
   outcome: row.outcome, action: row.action, contracts: row.contracts, avgPrice: row.avg_price, cost: row.cost,
   fee: row.fee, unfilled: row.unfilled, filledAt: Number(row.filled_at), profit: row.profit, source: row.source,
   botId: row.bot_id, botName: row.bot_name, botFillId: row.bot_fill_id,

@@ -334,6 +334,8 @@ describe("Idempotency-Key", () => {
     const again = await order("alice", body, "key-8")
     expect(again.status).toBe(201)
     expect(again.body).toEqual(first.body)
+    // Byte for byte: the market object read back from the store keeps its fields' order.
+    expect(JSON.stringify(again.body)).toBe(JSON.stringify(first.body))
     expect(again.headers.get("idempotency-replayed")).toBe("true")
     expect(await countOrders("acct_alice")).toBe(before)
   })
