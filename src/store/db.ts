@@ -15,16 +15,14 @@ export type PgConnection =
 
 export type DbRole = "server" | "cli"
 
-/** The embedded pool: the service's statements and the group commit's held connection. */
-const EMBEDDED_CONNECTIONS = 2
-
 export type DbError = ConfigError.ConfigError | DataDirInUse | EmbeddedFailed | SqlError.SqlError | Migrator.MigrationError
 
 /**
- * A PgClient pool; on the embedded database, TWO connections: one for the service's statements and one
- * the paper orders' group commit holds (src/store/held-connection.ts). PGlite has one session and runs one
- * query at a time, so more connections would only move the queue from the pool into the bridge
- * (pglite-bridge.ts), which runs each connection's statements whole and in the order they arrived.
+ * A PgClient pool; on the embedded database, ONE connection. PGlite has one session and runs one query
+ * at a time, so more connections would only move the queue from the pool into the bridge
+ * (pglite-bridge.ts), and one connection keeps the service's statements in the order they were issued.
+ * (The paper orders' group commit has a connection of its own besides: src/store/held-connection.ts; the
+ * bridge runs each connection's statements whole, in the order they arrive.)
  */
 export const pgLayer = (
   connection: PgConnection,
@@ -34,7 +32,7 @@ export const pgLayer = (
     ...(connection._tag === "Url"
       ? { url: Redacted.make(connection.url) }
       : { host: connection.address.host, port: connection.address.port, username: "postgres", database: "postgres" }),
-    maxConnections: connection._tag === "Embedded" ? EMBEDDED_CONNECTIONS : (options.maxConnections ?? 10),
+    maxConnections: connection._tag === "Embedded" ? 1 : (options.maxConnections ?? 10),
     idleTimeout: "60 seconds",
     connectTimeout: "10 seconds",
     applicationName: "whalewatch",

@@ -118,12 +118,12 @@ const RELEASE_EXPIRED = `UPDATE paper_orders SET held_key = NULL
   WHERE held_key IS NOT NULL AND (account_id, held_key) IN (SELECT * FROM unnest($1::text[], $2::text[])) AND filled_at < $3
   RETURNING account_id, idempotency_key AS held_key`
 
-/** Runs one constant statement with $n parameters: through the pool, or on a held connection. */
-type Run = <Row extends object>(text: string, params: ReadonlyArray<unknown>) => Effect.Effect<ReadonlyArray<Row>, SqlError.SqlError>
+/** Runs one constant statement (named, for a held connection's prepared statements) with $n parameters. */
+type Run = <Row extends object>(name: string, text: string, params: ReadonlyArray<unknown>) => Effect.Effect<ReadonlyArray<Row>, SqlError.SqlError>
 
 const insertOrders = (run: Run, orders: ReadonlyArray<StoredOrder>) => {
   const col = <A>(f: (o: StoredOrder) => A): Array<A> => orders.map(f)
-  return run<{ id: string }>(INSERT_ORDERS, [
+  return run<{ id: string }>("ww_insert_paper_orders", INSERT_ORDERS, [
     col((o) => o.id), col((o) => o.accountId), col((o) => o.seq), col((o) => o.idempotencyKey), col((o) => o.requestHash),
     col((o) => o.market), col((o) => JSON.stringify(o.marketObject)), col((o) => o.outcome), col((o) => o.action),
     col((o) => o.contracts), col((o) => o.avgPrice), col((o) => o.cost), col((o) => o.fee), col((o) => o.unfilled),
@@ -146,7 +146,7 @@ const recordWith = (run: Run) =>
     const stored = new Set((yield* insertOrders(run, orders)).map((r) => r.id))
     const keyedOut = orders.filter((o) => o.idempotencyKey !== null && !stored.has(o.id))
     if (keyedOut.length === 0) return stored as ReadonlySet<string>
-    const freed = yield* run<{ account_id: string; held_key: string }>(RELEASE_EXPIRED, [
+    const freed = yield* run<{ account_id: string; held_key: string }>("ww_release_expired_keys", RELEASE_EXPIRED, [
       keyedOut.map((o) => o.accountId), keyedOut.map((o) => o.idempotencyKey), now - IDEMPOTENCY_RETENTION_MS,
     ])
     if (freed.length === 0) return stored as ReadonlySet<string>
@@ -156,13 +156,13 @@ const recordWith = (run: Run) =>
     return stored as ReadonlySet<string>
   }, Effect.orDie) // every order's path: no span (each one provides and restores a service)
 
-/** `record` on a held connection (the accounts layer's group commit: no pool checkout per group). */
+/** `record` on a held connection (the accounts layer's group commit: prepared statements, no pool checkout). */
 const recordOn = (held: HeldConnection): ((orders: ReadonlyArray<StoredOrder>, now: number) => Effect.Effect<ReadonlySet<string>>) =>
   recordWith(held.execute)
 
 /** `record` through the pool (tests and tools). */
 const record = (orders: ReadonlyArray<StoredOrder>, now: number): Effect.Effect<ReadonlySet<string>, never, SqlClient.SqlClient> =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) => recordWith((text, params) => sql.unsafe(text, params))(orders, now))
+  Effect.flatMap(SqlClient.SqlClient, (sql) => recordWith((_name, text, params) => sql.unsafe(text, params))(orders, now))
 
 /** A held key as its order's row tells it: the hash of the order placed with it, and that order. */
 const heldKeyOf = (row: OrderRow & { readonly held_key: string }) => {

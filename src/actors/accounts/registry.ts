@@ -17,6 +17,7 @@
 // Bots record their fills with `recordBotFill` and read their holdings with `botHoldings`.
 import { createHash } from "node:crypto"
 import { SqlClient } from "@effect/sql"
+import { PgClient } from "@effect/sql-pg"
 import { Clock, Context, Deferred, Duration, Effect, Exit, FiberId, Layer, Option, PubSub, Queue, Schedule } from "effect"
 import { type Actor, createActor } from "xstate"
 import type { ApiError } from "../../domain/errors.js"
@@ -302,7 +303,7 @@ export interface AccountsOptions {
   readonly batchRows?: number
 }
 
-export const makeAccountsLayer = (options: AccountsOptions = {}): Layer.Layer<Accounts, never, Markets | MarketBus | SqlClient.SqlClient> =>
+export const makeAccountsLayer = (options: AccountsOptions = {}): Layer.Layer<Accounts, never, Markets | MarketBus | SqlClient.SqlClient | PgClient.PgClient> =>
   Layer.scoped(
     Accounts,
     Effect.gen(function* () {
@@ -335,7 +336,7 @@ export const makeAccountsLayer = (options: AccountsOptions = {}): Layer.Layer<Ac
       // write fails, every fill of the group is taken back out, newest first: each undo then meets its
       // holding as its fill left it (a sale that sold a holding whole, undone before the buy that made it).
       // The group commit keeps one connection of its own (src/store/held-connection.ts).
-      const record = PaperStore.recordOn(yield* holdConnection(sql))
+      const record = PaperStore.recordOn(yield* holdConnection((yield* PgClient.PgClient).config))
       const write = yield* batched(batchRows, (entries: ReadonlyArray<{ readonly order: StoredOrder; readonly undo: () => void }>) =>
         Effect.flatMap(Clock.currentTimeMillis, (now) => record(entries.map((e) => e.order), now)).pipe(
           Effect.map((stored) => entries.map((e) => stored.has(e.order.id))),
