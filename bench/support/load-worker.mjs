@@ -6,6 +6,7 @@
 // request's scheduled departure, so waiting behind a slow answer is in it.
 import { Agent, request } from "node:http"
 import { parentPort, workerData } from "node:worker_threads"
+import { drive } from "./drive.mjs"
 
 const load = async (url, options) => {
   const target = new URL(url)
@@ -15,8 +16,6 @@ const load = async (url, options) => {
   let issued = 0
   let done = 0
   let errors = 0
-  const started = performance.now()
-  const deadline = started + options.seconds * 1000
   const one = (t0) =>
     new Promise((resolve) => {
       const n = issued++
@@ -39,22 +38,7 @@ const load = async (url, options) => {
       })
       req.end(body)
     })
-  if (options.rate > 0) {
-    const pending = []
-    while (issued < options.requests && performance.now() < deadline) {
-      const due = started + (issued * 1000) / options.rate
-      const wait = due - performance.now()
-      if (wait > 1) await new Promise((r) => setTimeout(r, wait))
-      pending.push(one(Math.min(due, performance.now()))) // a departure up to 1 ms early counts from itself
-    }
-    await Promise.all(pending)
-  } else {
-    const connection = async () => {
-      while (issued < options.requests && performance.now() < deadline) await one(performance.now())
-    }
-    await Promise.all(Array.from({ length: options.connections }, connection))
-  }
-  const elapsedMs = performance.now() - started
+  const elapsedMs = await drive(options, one, () => issued)
   agent.destroy()
   return { done, errors, statuses, elapsedMs, latenciesMs: latencies }
 }

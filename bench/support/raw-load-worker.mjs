@@ -8,6 +8,7 @@
 // as node:http's Agent does; up to `connections` sockets are opened, as they are needed.
 import { connect } from "node:net"
 import { parentPort, workerData } from "node:worker_threads"
+import { drive } from "./drive.mjs"
 
 const CRLF2 = Buffer.from("\r\n\r\n")
 
@@ -149,24 +150,7 @@ const load = async (url, options) => {
       dispatch({ text, t0, resolve })
     })
 
-  const started = performance.now()
-  const deadline = started + options.seconds * 1000
-  if (options.rate > 0) {
-    const pending = []
-    while (issued < options.requests && performance.now() < deadline) {
-      const due = started + (issued * 1000) / options.rate
-      const wait = due - performance.now()
-      if (wait > 1) await new Promise((r) => setTimeout(r, wait))
-      pending.push(one(Math.min(due, performance.now()))) // a departure up to 1 ms early counts from itself
-    }
-    await Promise.all(pending)
-  } else {
-    const connection = async () => {
-      while (issued < options.requests && performance.now() < deadline) await one(performance.now())
-    }
-    await Promise.all(Array.from({ length: options.connections }, connection))
-  }
-  const elapsedMs = performance.now() - started
+  const elapsedMs = await drive(options, one, () => issued)
   for (const conn of idle) conn.socket.destroy()
   return { done, errors, statuses, elapsedMs, latenciesMs: latencies }
 }

@@ -20,7 +20,7 @@ import type { SqlClient } from "@effect/sql"
 import type { PgClient } from "@effect/sql-pg"
 import { Effect, Layer, type Scope } from "effect"
 import pg from "pg"
-import { dbLayerOn, pgLayer } from "../../src/store/db.js"
+import { dbLayerOn, type PgConnection, pgLayer } from "../../src/store/db.js"
 import { type EmbeddedAddress, hostDataDir } from "../../src/store/embedded.js"
 import type { Keys } from "../../src/store/keys.js"
 import { KeysLive } from "../../src/store/keys-live.js"
@@ -101,31 +101,27 @@ const embeddedTemp = Effect.acquireRelease(
   (dir) => Effect.sync(() => rmDataDir(dir)),
 ).pipe(Effect.flatMap(hostTestDataDir))
 
-/** Migrated SqlClient/PgClient on a private database: a schema on DATABASE_URL, else a temp data dir. */
-export const TestDb: Layer.Layer<PgClient.PgClient | SqlClient.SqlClient> = Layer.unwrapScoped(
-  Effect.gen(function* () {
-    const url = databaseUrl()
-    if (url !== undefined) {
-      const schema = yield* schemaOn(url)
-      return dbLayerOn({ _tag: "Url", url: withSchema(url, schema) }, { maxConnections: 4 })
-    }
-    const address = yield* embeddedTemp
-    return dbLayerOn({ _tag: "Embedded", address }, { maxConnections: 4 })
-  }),
-).pipe(Layer.orDie)
+/** SqlClient/PgClient made by `layerOn` on a private database: a schema on DATABASE_URL, else a temp data dir. */
+const privateDb = (
+  layerOn: (connection: PgConnection, options: { readonly maxConnections: number }) => Layer.Layer<PgClient.PgClient | SqlClient.SqlClient, unknown>,
+): Layer.Layer<PgClient.PgClient | SqlClient.SqlClient> =>
+  Layer.unwrapScoped(
+    Effect.gen(function* () {
+      const url = databaseUrl()
+      if (url !== undefined) {
+        const schema = yield* schemaOn(url)
+        return layerOn({ _tag: "Url", url: withSchema(url, schema) }, { maxConnections: 4 })
+      }
+      const address = yield* embeddedTemp
+      return layerOn({ _tag: "Embedded", address }, { maxConnections: 4 })
+    }),
+  ).pipe(Layer.orDie)
 
-/** SqlClient/PgClient on a private database, as TestDb, but with no migration run (migration tests). */
-export const UnmigratedTestDb: Layer.Layer<PgClient.PgClient | SqlClient.SqlClient> = Layer.unwrapScoped(
-  Effect.gen(function* () {
-    const url = databaseUrl()
-    if (url !== undefined) {
-      const schema = yield* schemaOn(url)
-      return pgLayer({ _tag: "Url", url: withSchema(url, schema) }, { maxConnections: 4 })
-    }
-    const address = yield* embeddedTemp
-    return pgLayer({ _tag: "Embedded", address }, { maxConnections: 4 })
-  }),
-).pipe(Layer.orDie)
+/** Migrated SqlClient/PgClient on a private database. */
+export const TestDb: Layer.Layer<PgClient.PgClient | SqlClient.SqlClient> = privateDb(dbLayerOn)
+
+/** The same with no migration run (migration tests). */
+export const UnmigratedTestDb: Layer.Layer<PgClient.PgClient | SqlClient.SqlClient> = privateDb(pgLayer)
 
 /** TestDb plus the store's services. */
 export const TestStore: Layer.Layer<PgClient.PgClient | SqlClient.SqlClient | Keys | Settings> = Layer
