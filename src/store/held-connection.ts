@@ -26,17 +26,24 @@ export interface HeldConnection {
 /** Connections opened by this process (a part of every statement name: see the file's top). */
 let opened = 0
 
+interface Opened {
+  readonly client: pg.Client
+  /** Its number among `opened`. */
+  readonly n: number
+  readonly ready: Promise<void>
+}
+
 /** A connection with `config`'s settings, held for the caller's scope. */
 export const holdConnection = (config: PgClient.PgClientConfig): Effect.Effect<HeldConnection, never, Scope.Scope> =>
   Effect.gen(function* () {
-    let held: { readonly client: pg.Client; readonly n: number; readonly ready: Promise<void> } | null = null
+    let held: Opened | null = null
     const close = (): void => {
       const current = held
       held = null
       if (current !== null) void current.client.end().catch(() => undefined)
     }
     yield* Effect.addFinalizer(() => Effect.sync(close))
-    const open = (): { readonly client: pg.Client; readonly n: number; readonly ready: Promise<void> } => {
+    const open = (): Opened => {
       if (held !== null) return held
       const client = new pg.Client({
         ...(config.url === undefined ? {} : { connectionString: Redacted.value(config.url) }),
@@ -54,7 +61,7 @@ export const holdConnection = (config: PgClient.PgClientConfig): Effect.Effect<H
         if (held?.client === client) close()
       })
       opened += 1
-      const taken = { client, n: opened, ready: client.connect().then(() => undefined) }
+      const taken: Opened = { client, n: opened, ready: client.connect().then(() => undefined) }
       held = taken
       return taken
     }
