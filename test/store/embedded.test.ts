@@ -6,6 +6,7 @@ import { type ChildProcess, spawn } from "node:child_process"
 import { existsSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
+import { SqlClient } from "@effect/sql"
 import { Effect, Layer, Option } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { dbLayerOn } from "../../src/store/db.js"
@@ -295,6 +296,18 @@ describe("lock rules in process", () => {
     } finally {
       other.kill()
     }
+  }, 60_000)
+
+  it("runs PostgreSQL with wal_init_zero off (a new WAL segment is not written full of zeros inside a statement)", async () => {
+    const setting = await Effect.runPromise(Effect.scoped(Effect.gen(function* () {
+      const address = yield* hostTestDataDir(dataDir)
+      const rows = yield* Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        return yield* sql<{ readonly wal_init_zero: string }>`SHOW wal_init_zero`
+      }).pipe(Effect.provide(dbLayerOn({ _tag: "Embedded", address }, { maxConnections: 1 })))
+      return rows[0]?.wal_init_zero
+    })))
+    expect(setting).toBe("off")
   }, 60_000)
 
   it("refuses to open a dir this process already hosts", async () => {
