@@ -14,6 +14,8 @@ export interface WorkerInput {
   /** A `dumpDataDir` tarball to start a data dir that does not exist yet (tests use it for speed). */
   readonly template: string | null
   readonly fresh: boolean
+  /** How often the host checkpoints (PGlite has no checkpointer to do it on a timer). */
+  readonly checkpointEveryMs: number
 }
 
 export type WorkerOutput =
@@ -59,6 +61,12 @@ const start = async () => {
     maxConnections: input.maxConnections,
     onError: (error) => console.error(`embedded PostgreSQL: ${describe(error)}`),
   })
+  // PGlite runs PostgreSQL as one backend with no checkpointer, so nothing checkpoints on a timer: WAL
+  // piles up to max_wal_size (1 GB) and the statement that crosses it checkpoints everything dirty since
+  // the start; a crash replays all of it on the next open. A CHECKPOINT of our own, queued like a query,
+  // bounds both (and lets PostgreSQL recycle the segments it no longer needs).
+  const checkpoints = setInterval(() => server.maintain("CHECKPOINT"), input.checkpointEveryMs)
+  checkpoints.unref()
   const address = await server.listen(input.socketPath)
   if (address.port === undefined) post({ type: "listening", socket: input.socketPath ?? String(address.path) })
   else post({ type: "listening", host: address.host ?? "127.0.0.1", port: address.port })
@@ -66,6 +74,7 @@ const start = async () => {
   port.on("message", (command: WorkerCommand) => {
     if (command.type !== "stop" || stopping) return
     stopping = true
+    clearInterval(checkpoints)
     void (async () => {
       await server.close().catch(() => undefined)
       // close() checkpoints and flushes the data dir; skipping it is what corrupts a dir on exit.

@@ -22,6 +22,9 @@
 // - The session is shared, so what a connection sets on it (SET, temporary tables, named prepared
 //   statements) is seen by the others; the service's clients use none of these.
 // - Terminate closes the connection; one over `maxConnections` gets an ErrorResponse and is closed.
+// - `maintain(sql)` queues a simple query of the host's own (the worker's timed CHECKPOINT) as a unit with
+//   no connection: it runs in its turn, never inside a session a connection holds, and an error in its
+//   answer goes to `onError`.
 // COPY is not supported (the service does not use it).
 import { createServer, type Server, type Socket } from "node:net"
 import type { PGlite } from "@electric-sql/pglite"
@@ -65,6 +68,17 @@ const startupRefusal = (packet: Buffer): { readonly sqlState: string; readonly t
   return { sqlState: "28000", text: "no PostgreSQL user name specified in startup packet" }
 }
 
+/** The message text of the first ErrorResponse in a backend answer, or null when it has none. */
+const errorIn = (answer: Buffer): string | null => {
+  for (let at = 0; at + 5 <= answer.length; at += 1 + answer.readInt32BE(at + 1)) {
+    if (answer[at] !== code("E")) continue
+    const fields = answer.toString("utf8", at + 5, at + 1 + answer.readInt32BE(at + 1)).split("\u0000")
+    const text = fields.find((f) => f.startsWith("M"))
+    return text === undefined ? "an error without a message" : text.slice(1)
+  }
+  return null
+}
+
 class Connection {
   /** Bytes received and not yet a whole message. */
   buffered: Buffer = Buffer.alloc(0)
@@ -76,7 +90,8 @@ class Connection {
 }
 
 interface Unit {
-  readonly connection: Connection
+  /** Null for the host's own maintenance query. */
+  readonly connection: Connection | null
   readonly bytes: Uint8Array
   /** False for a unit ended by Flush: the extended query goes on, so its connection keeps the session. */
   readonly complete: boolean
@@ -126,6 +141,16 @@ export class PgliteBridge {
     for (const connection of [...this.connections]) this.drop(connection)
     for (const socket of this.sockets) socket.destroy()
     return new Promise((resolve) => this.server.close(() => resolve()))
+  }
+
+  /**
+   * Queues one simple query of the host's own, run in its turn when no connection holds the session (a
+   * transaction block or an extended query in progress waits for it to finish). Its answer is dropped;
+   * an ErrorResponse in it goes to `onError`.
+   */
+  maintain(sql: string): void {
+    this.queue.push({ connection: null, bytes: message("Q", Buffer.from(`${sql}\u0000`, "utf8")), complete: true })
+    this.drain()
   }
 
   private accept(socket: Socket): void {
@@ -210,10 +235,17 @@ export class PgliteBridge {
         const at = this.owner === null ? 0 : this.queue.findIndex((u) => u.connection === this.owner)
         if (at < 0 || at >= this.queue.length) break
         const [unit] = this.queue.splice(at, 1)
-        if (unit === undefined || unit.connection.closed) continue
-        const answer = this.run(unit.bytes, unit.connection)
-        if (answer.length > 0 && !unit.connection.closed) unit.connection.socket.write(answer)
-        this.owner = !unit.complete || this.db.isInTransaction() ? unit.connection : null
+        if (unit === undefined) continue
+        const { connection } = unit
+        if (connection === null) {
+          const failure = errorIn(this.run(unit.bytes))
+          if (failure !== null) this.options.onError?.(new Error(failure))
+          continue
+        }
+        if (connection.closed) continue
+        const answer = this.run(unit.bytes, connection)
+        if (answer.length > 0 && !connection.closed) connection.socket.write(answer)
+        this.owner = !unit.complete || this.db.isInTransaction() ? connection : null
       }
     } finally {
       this.draining = false

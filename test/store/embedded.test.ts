@@ -7,7 +7,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs"
 import { join } from "node:path"
 import { fileURLToPath } from "node:url"
 import { SqlClient } from "@effect/sql"
-import { Effect, Layer, Option } from "effect"
+import { Duration, Effect, Layer, Option } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { dbLayerOn } from "../../src/store/db.js"
 import { connectDataDir, lockPath } from "../../src/store/embedded.js"
@@ -308,6 +308,25 @@ describe("lock rules in process", () => {
       return rows[0]?.wal_init_zero
     })))
     expect(setting).toBe("off")
+  }, 60_000)
+
+  it("checkpoints on its own timer (PGlite has no checkpointer), in its turn between queries", async () => {
+    const checkpointed = await Effect.runPromise(Effect.scoped(Effect.gen(function* () {
+      const address = yield* hostTestDataDir(dataDir, { checkpointEvery: Duration.millis(100) })
+      return yield* Effect.gen(function* () {
+        const sql = yield* SqlClient.SqlClient
+        yield* sql`CREATE TABLE IF NOT EXISTS checkpointed (n int)`
+        yield* sql`INSERT INTO checkpointed SELECT generate_series(1, 1000)`
+        const [written] = yield* sql<{ readonly lsn: string }>`SELECT pg_current_wal_insert_lsn()::text AS lsn`
+        for (let i = 0; i < 50; i++) {
+          const [redo] = yield* sql<{ readonly past: boolean }>`SELECT redo_lsn >= ${written!.lsn}::pg_lsn AS past FROM pg_control_checkpoint()`
+          if (redo!.past) return true
+          yield* Effect.sleep(Duration.millis(50))
+        }
+        return false
+      }).pipe(Effect.provide(dbLayerOn({ _tag: "Embedded", address }, { maxConnections: 1 })))
+    })))
+    expect(checkpointed).toBe(true)
   }, 60_000)
 
   it("refuses to open a dir this process already hosts", async () => {

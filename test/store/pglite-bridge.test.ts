@@ -2,7 +2,8 @@
 // protocols, errors that leave the connection usable, a transaction holding the one session against other
 // connections, a dropped connection rolled back (a transaction block, or an extended query before its
 // Sync), concurrent extended queries kept apart, the SSL answer, the cancel request, startups and lengths
-// PostgreSQL refuses (refused, and the bridge goes on serving), and the connection limit at its edge.
+// PostgreSQL refuses (refused, and the bridge goes on serving), the connection limit at its edge, and the
+// host's own queries (the timed CHECKPOINT) run in their turn.
 import { connect } from "node:net"
 import { readFile } from "node:fs/promises"
 import { PGlite } from "@electric-sql/pglite"
@@ -16,6 +17,8 @@ const MAX_CONNECTIONS = 3
 let db: PGlite
 let bridge: PgliteBridge
 let port = 0
+/** What the bridge reported through onError. */
+const hostErrors: Array<string> = []
 const clients: Array<pg.Client> = []
 
 const client = async (): Promise<pg.Client> => {
@@ -82,7 +85,7 @@ const within = <A>(p: Promise<A>, ms: number): Promise<A | "pending"> =>
 beforeAll(async () => {
   db = await PGlite.create({ loadDataDir: new Blob([await readFile(await pgliteTemplate())]) })
   await db.exec("CREATE TABLE things (id int PRIMARY KEY, label text)")
-  bridge = new PgliteBridge(db, { maxConnections: MAX_CONNECTIONS })
+  bridge = new PgliteBridge(db, { maxConnections: MAX_CONNECTIONS, onError: (e) => void hostErrors.push(String(e)) })
   const address = await bridge.listen(null)
   port = address.port ?? 0
 }, 60_000)
@@ -128,6 +131,29 @@ describe("the embedded bridge", () => {
     expect(await within(read, 300)).toBe("pending")
     await a.query("COMMIT")
     expect((await read).rows).toEqual([{ n: 1 }])
+    await b.query("DELETE FROM things")
+    await close(a)
+    await close(b)
+  })
+
+  it("runs the host's own query in its turn, never inside a session a connection holds, and reports its error", async () => {
+    const a = await client()
+    const b = await client()
+    const redo = async (c: pg.Client) => (await c.query("SELECT redo_lsn::text AS lsn FROM pg_control_checkpoint()")).rows[0].lsn as string
+    await a.query("INSERT INTO things VALUES (20, 'before')")
+    const before = await redo(a)
+    await a.query("BEGIN")
+    await a.query("INSERT INTO things VALUES (21, 'held')")
+    bridge.maintain("CHECKPOINT")
+    // Queued behind the transaction: it has not run inside it.
+    expect(await redo(a)).toBe(before)
+    await a.query("COMMIT")
+    expect(await redo(b)).not.toBe(before)
+    expect(hostErrors).toEqual([])
+    bridge.maintain("SELECT * FROM no_such_table")
+    expect((await b.query("SELECT count(*)::int AS n FROM things WHERE id >= 20")).rows).toEqual([{ n: 2 }])
+    expect(hostErrors).toEqual([expect.stringMatching(/no_such_table/)])
+    hostErrors.length = 0
     await b.query("DELETE FROM things")
     await close(a)
     await close(b)

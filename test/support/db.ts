@@ -18,7 +18,7 @@ import { tmpdir } from "node:os"
 import { join } from "node:path"
 import type { SqlClient } from "@effect/sql"
 import type { PgClient } from "@effect/sql-pg"
-import { Effect, Layer, type Scope } from "effect"
+import { type Duration, Effect, Layer, type Scope } from "effect"
 import pg from "pg"
 import { dbLayerOn, type PgConnection, pgLayer } from "../../src/store/db.js"
 import { type EmbeddedAddress, hostDataDir } from "../../src/store/embedded.js"
@@ -57,10 +57,13 @@ export const pgliteTemplate = async (): Promise<string> => {
 }
 
 /** Hosts `dataDir` in this process for the scope's life, creating its cluster from the template. */
-export const hostTestDataDir = (dataDir: string): Effect.Effect<EmbeddedAddress, never, Scope.Scope> =>
+export const hostTestDataDir = (
+  dataDir: string,
+  options: { readonly checkpointEvery?: Duration.Duration } = {},
+): Effect.Effect<EmbeddedAddress, never, Scope.Scope> =>
   Effect.gen(function* () {
     const template = yield* Effect.promise(pgliteTemplate)
-    return yield* hostDataDir({ dataDir, role: "server", template })
+    return yield* hostDataDir({ dataDir, role: "server", template, ...options })
   }).pipe(Effect.orDie)
 
 /** Creates `dataDir`'s cluster from the template and releases it, ready for a child process to open. */
