@@ -8,8 +8,9 @@
 // The issue's target is p99 ≤ 5 ms at 200 connections. In a closed loop Little's law ties the two
 // (p99 ≤ 5 ms at 200 connections needs ~40,000 orders/s), so read the target on the open-loop rows,
 // against the bare route's row at the same rate.
-// Each row has p50/p90/p95/p99 and the bench process's GC pauses during it (`gc`: count, total, longest;
-// the servers' side, since the load generator is another thread).
+// Each row has p50/p90/p95/p99 as the client saw them, the servers' own p50/p99 (`srvP50ms`/`srvP99ms`:
+// from the request's headers parsed to the response handed to the socket) and the bench process's GC
+// pauses during it (`gc`: count, total, longest; the servers' side, since the load generator is another thread).
 // The load generator runs in a worker thread (its own event loop), over up to 200 keep-alive sockets,
 // writing each request as one string and reading answers with a small HTTP/1.1 reader
 // (bench/support/raw-load-worker.mjs; LOAD_CLIENT=http uses node:http's client instead). Keys
@@ -37,8 +38,9 @@ import { Effect } from "effect"
 import { PaperOrder } from "../src/domain/paper.js"
 import { operation } from "../src/operations/operation.js"
 import { PlacePaperOrderInput } from "../src/operations/paper-orders.js"
-import { type LoadOptions, type LoadResult, runLoad, summary } from "./support/load.js"
-import { PerformanceObserver } from "node:perf_hooks"
+import { type LoadOptions, type LoadResult, percentile, runLoad, summary } from "./support/load.js"
+import { PerformanceObserver, performance } from "node:perf_hooks"
+import { subscribe } from "node:diagnostics_channel"
 
 const positional = process.argv.slice(2).filter((a, i, all) => !a.startsWith("--") && !(all[i - 1] ?? "").startsWith("--"))
 const flag = (name: string): string | undefined => {
@@ -139,7 +141,18 @@ const options = (label: string, rate: number, requests: number, path = "/v2/pape
   nextToken += requests
   return o
 }
-const rows: Array<ReturnType<typeof summary> & { readonly gc: string }> = []
+// Server-side time of each request (both servers are in this process): from Node's HTTP parser handing
+// the request over (headers read) to the response handed to the socket. What it leaves out is the time
+// a request waited before this thread read it and the time the answer took to reach the load generator:
+// the client-side figure minus this one is the machine's share (wake-ups, scheduling) plus the parser's.
+const started = new WeakMap<object, number>()
+const serverTimes: Array<number> = []
+subscribe("http.server.request.start", (m) => void started.set((m as { response: object }).response, performance.now()))
+subscribe("http.server.response.finish", (m) => {
+  const at = started.get((m as { response: object }).response)
+  if (at !== undefined) serverTimes.push(performance.now() - at)
+})
+const rows: Array<ReturnType<typeof summary> & { readonly gc: string; readonly srvP50ms: number; readonly srvP99ms: number }> = []
 const gcPauses: Array<number> = []
 new PerformanceObserver((list) => {
   for (const e of list.getEntries()) gcPauses.push(e.duration)
@@ -152,9 +165,16 @@ const warmKeys = async (o: LoadOptions): Promise<void> => {
 /** The bench process's GC pauses during `f` (the servers' side: the load generator is another thread). */
 const withGc = async (label: string, o: LoadOptions, f: () => Promise<LoadResult>) => {
   gcPauses.length = 0
+  serverTimes.length = 0
   const row = summary(label, o, await f())
   const total = gcPauses.reduce((a, b) => a + b, 0)
-  return { ...row, gc: `${gcPauses.length}× ${total.toFixed(0)} ms (max ${Math.max(0, ...gcPauses).toFixed(1)})` }
+  const served = [...serverTimes].sort((a, b) => a - b)
+  return {
+    ...row,
+    srvP50ms: Number(percentile(served, 50).toFixed(2)),
+    srvP99ms: Number(percentile(served, 99).toFixed(2)),
+    gc: `${gcPauses.length}× ${total.toFixed(0)} ms (max ${Math.max(0, ...gcPauses).toFixed(1)})`,
+  }
 }
 const all = async (label: string, rate: number, requests: number) => {
   const o = options(label, rate, requests, "/v2/paper-orders", false, "bare")
@@ -197,6 +217,7 @@ if (ROUNDS > 1) {
       route, rate, rounds: of.length, p50ms: median(of.map((r) => r.p50ms)), p95ms: median(of.map((r) => r.p95ms)),
       p99ms: median(of.map((r) => r.p99ms)), worstP99ms: Math.max(...of.map((r) => r.p99ms)),
       p99PerRound: of.map((r) => r.p99ms).join(" / "),
+      srvP50ms: median(of.map((r) => r.srvP50ms)), srvP99ms: median(of.map((r) => r.srvP99ms)),
     }
   })))
 }

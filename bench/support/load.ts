@@ -47,7 +47,7 @@ export const arg = (name: string, fallback: number): number => {
   return Number.isFinite(v) && v >= 0 ? v : fallback
 }
 
-const percentile = (sorted: ReadonlyArray<number>, p: number) =>
+export const percentile = (sorted: ReadonlyArray<number>, p: number) =>
   sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!
 
 /** One line of figures: requests, statuses, req/s, p50/p99/max latency. */
