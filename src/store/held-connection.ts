@@ -9,7 +9,8 @@
 // The connection opens on the first statement. A statement that fails closes it (its state is unknown:
 // the server may have ended it), and the next statement opens another. On the embedded store every
 // connection shares PGlite's one session, so each connection names its statements apart (`_<n>`): a
-// new connection must not meet the name an earlier one prepared.
+// new connection must not meet the name an earlier one prepared (the bridge deallocates a closed
+// connection's statements, but may learn of the close after the next connection's first Parse).
 import { SqlError } from "@effect/sql"
 import type { PgClient } from "@effect/sql-pg"
 import { Duration, Effect, Redacted, type Scope } from "effect"

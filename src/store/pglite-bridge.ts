@@ -20,7 +20,10 @@
 // - A connection that goes away while it holds the session has its work rolled back (ROLLBACK, which also
 //   aborts an extended query's implicit transaction, then Sync), as a backend does for a dropped client.
 // - The session is shared, so what a connection sets on it (SET, temporary tables, named prepared
-//   statements) is seen by the others; the service's clients use none of these.
+//   statements) is seen by the others; the service's clients use none of these but named statements
+//   (the paper-order writer's, each connection naming its own apart). The statements a connection
+//   prepared (a named Parse that succeeded, not closed again) are deallocated when it goes away, as its
+//   own backend's would be.
 // - Terminate closes the connection; one over `maxConnections` gets an ErrorResponse and is closed.
 // - `maintain(sql)` queues a simple query of the host's own (the worker's timed CHECKPOINT) as a unit with
 //   no connection: it runs in its turn, never inside a session a connection holds, and an error in its
@@ -38,6 +41,9 @@ const code = (c: string): number => c.charCodeAt(0)
 /** Extended-protocol messages that wait for the Sync or Flush that ends their unit. */
 const GATHERED = new Set([code("P"), code("B"), code("D"), code("E"), code("C")])
 const FLUSH = code("H")
+const PARSE = code("P")
+const CLOSE = code("C")
+const PARSE_COMPLETE = code("1")
 const TERMINATE = code("X")
 
 /** A frontend message: its type byte, then a length that counts itself. */
@@ -68,6 +74,12 @@ const startupRefusal = (packet: Buffer): { readonly sqlState: string; readonly t
   return { sqlState: "28000", text: "no PostgreSQL user name specified in startup packet" }
 }
 
+/** The NUL-terminated string at `at`. */
+const cString = (bytes: Buffer, at: number): string => {
+  const end = bytes.indexOf(0, at)
+  return bytes.toString("utf8", at, end < 0 ? bytes.length : end)
+}
+
 /** The message text of the first ErrorResponse in a backend answer, or null when it has none. */
 const errorIn = (answer: Buffer): string | null => {
   for (let at = 0; at + 5 <= answer.length; at += 1 + answer.readInt32BE(at + 1)) {
@@ -79,12 +91,27 @@ const errorIn = (answer: Buffer): string | null => {
   return null
 }
 
+/**
+ * Adds to the connection's statements the named ones its unit's Parse messages prepared: each Parse is
+ * answered ParseComplete or an error, and after an error the rest of the unit is skipped, so the first
+ * k Parses succeeded when the answer holds k ParseCompletes.
+ */
+const notePrepared = (connection: Connection, parses: ReadonlyArray<string>, answer: Buffer): void => {
+  let k = 0
+  for (let at = 0; at + 5 <= answer.length; at += 1 + answer.readInt32BE(at + 1)) if (answer[at] === PARSE_COMPLETE) k++
+  for (const name of parses.slice(0, k)) if (name !== "") connection.prepared.add(name)
+}
+
 class Connection {
   /** Bytes received and not yet a whole message. */
   buffered: Buffer = Buffer.alloc(0)
   started = false
   /** The gathered messages of the unit not yet ended. */
   gathered: Array<Buffer> = []
+  /** The statement names of the gathered Parse messages, in order. */
+  parsing: Array<string> = []
+  /** The names of the statements it prepared and has not closed. */
+  readonly prepared = new Set<string>()
   closed = false
   constructor(readonly socket: Socket) {}
 }
@@ -95,6 +122,10 @@ interface Unit {
   readonly bytes: Uint8Array
   /** False for a unit ended by Flush: the extended query goes on, so its connection keeps the session. */
   readonly complete: boolean
+  /** For a unit with no connection: its error is not reported (a cleanup that may find nothing to clean). */
+  readonly quiet?: boolean
+  /** The statement names of its Parse messages, in order (empty names included). */
+  readonly parses?: ReadonlyArray<string>
 }
 
 export interface BridgeAddress {
@@ -215,11 +246,18 @@ export class PgliteBridge {
         break
       }
       connection.gathered.push(one)
+      if (type === PARSE) {
+        connection.parsing.push(cString(one, 5))
+      } else if (type === CLOSE && one[5] === code("S")) {
+        connection.prepared.delete(cString(one, 6))
+      }
       if (GATHERED.has(type)) continue
       // Sync, Flush, a simple Query or anything else: the unit so far runs as one call.
       const unit = connection.gathered.length === 1 ? Buffer.from(one) : Buffer.concat(connection.gathered)
       connection.gathered = []
-      this.queue.push({ connection, bytes: unit, complete: type !== FLUSH })
+      const parses = connection.parsing
+      connection.parsing = []
+      this.queue.push({ connection, bytes: unit, complete: type !== FLUSH, ...(parses.length === 0 ? {} : { parses }) })
     }
     // What is left may point into `chunk`: keep a copy only when something is left.
     connection.buffered = bytes.length === 0 ? Buffer.alloc(0) : Buffer.from(bytes)
@@ -239,11 +277,12 @@ export class PgliteBridge {
         const { connection } = unit
         if (connection === null) {
           const failure = errorIn(this.run(unit.bytes))
-          if (failure !== null) this.options.onError?.(new Error(failure))
+          if (failure !== null && unit.quiet !== true) this.options.onError?.(new Error(failure))
           continue
         }
         if (connection.closed) continue
         const answer = this.run(unit.bytes, connection)
+        if (unit.parses !== undefined) notePrepared(connection, unit.parses, answer)
         if (answer.length > 0 && !connection.closed) connection.socket.write(answer)
         this.owner = !unit.complete || this.db.isInTransaction() ? connection : null
       }
@@ -281,6 +320,9 @@ export class PgliteBridge {
       this.run(ROLLBACK)
       this.run(SYNC)
       this.owner = null
+    }
+    for (const name of connection.prepared) {
+      this.queue.push({ connection: null, bytes: message("Q", Buffer.from(`DEALLOCATE "${name.replaceAll("\"", "\"\"")}"\u0000`, "utf8")), complete: true, quiet: true })
     }
     connection.socket.destroy()
     this.drain()

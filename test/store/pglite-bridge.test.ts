@@ -159,6 +159,29 @@ describe("the embedded bridge", () => {
     await close(b)
   })
 
+  it("deallocates the named statements a connection prepared when it goes away (the session outlives it)", async () => {
+    const a = await client()
+    const b = await client()
+    const prepared = async () => (await b.query("SELECT name FROM pg_prepared_statements ORDER BY name")).rows.map((r) => r.name as string)
+    expect((await b.query({ name: "b_own", text: "SELECT $1::int AS n", values: [1] })).rows).toEqual([{ n: 1 }])
+    expect((await a.query({ name: "gone_with_a", text: "SELECT $1::int AS n", values: [2] })).rows).toEqual([{ n: 2 }])
+    // One session: b's name is taken, so a's Parse of it fails and the statement stays b's.
+    await expect(a.query({ name: "b_own", text: "SELECT 3 AS n", values: [] })).rejects.toThrow(/already exists/)
+    expect(await prepared()).toEqual(["b_own", "gone_with_a"])
+    await close(a)
+    // The bridge learns of a's close asynchronously.
+    for (let i = 0; i < 50 && (await prepared()).length > 1; i++) await new Promise((resolve) => setTimeout(resolve, 10))
+    expect(await prepared()).toEqual(["b_own"])
+    // A new connection may prepare the name again, with another text; b's statement still runs.
+    const c = await client()
+    expect((await c.query({ name: "gone_with_a", text: "SELECT $1::text AS t", values: ["x"] })).rows).toEqual([{ t: "x" }])
+    expect((await b.query({ name: "b_own", text: "SELECT $1::int AS n", values: [4] })).rows).toEqual([{ n: 4 }])
+    expect(hostErrors).toEqual([])
+    await close(c)
+    await b.query("DEALLOCATE ALL")
+    await close(b)
+  })
+
   it("rolls back the transaction of a connection that goes away, and the others go on", async () => {
     const a = await client()
     const b = await client()
