@@ -118,19 +118,21 @@ export type Count = typeof Count.Type
 export const Contracts = Usd.annotations({ message: () => "must be a number of contracts, 0 or more" })
 
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,9})?Z$/
-const ISO_TIME = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(?:([Zz])|([+-])(\d{2}):?(\d{2}))$/
+const ISO_TIME = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,9}))?)?(?:([Zz])|([+-])(\d{2})(?::?(\d{2}))?)$/
 
 const MONTH_DAYS = [31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31]
 const leap = (year: number): boolean => (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0
 const daysIn = (year: number, month: number): number => (month === 2 && leap(year) ? 29 : (MONTH_DAYS[month - 1] as number))
 
 /**
- * Epoch ms of an ISO 8601 date-time with seconds optional and an offset (`Z` or `±hh[:]mm`; `T` and `Z`
- * in either case, as RFC 3339 allows), or null. Every field must exist on the calendar: `Date.parse`
- * rolls 2026-11-31 over to December 1 and 2026-02-29 to March 1, which would move a window silently.
- * Fractions beyond milliseconds are cut.
+ * Epoch ms of an ISO 8601 date-time with seconds optional and an offset (`Z`, `±hh`, or `±hh[:]mm`; `T`
+ * and `Z` in either case, as RFC 3339 allows), or null. Every field must exist on the calendar:
+ * `Date.parse` rolls 2026-11-31 over to December 1 and 2026-02-29 to March 1, which would move a window
+ * silently. A fraction beyond milliseconds is cut (`round: "down"`, for a bound "at or before") or, when
+ * any of its digits past the third is not 0, taken to the next millisecond (`"up"`, for a bound "at or
+ * after": stored times are whole milliseconds, so 12:00:00.0005 admits 12:00:00.001 and not .000).
  */
-export const isoTimeMs = (text: string): number | null => {
+export const isoTimeMs = (text: string, round: "down" | "up" = "down"): number | null => {
   const m = ISO_TIME.exec(text)
   if (m === null) return null
   const [year, month, day, hour, minute] = [m[1], m[2], m[3], m[4], m[5]].map(Number) as [number, number, number, number, number]
@@ -139,11 +141,12 @@ export const isoTimeMs = (text: string): number | null => {
   let offset = 0
   if (m[8] === undefined) {
     const hours = Number(m[10])
-    const minutes = Number(m[11])
+    const minutes = m[11] === undefined ? 0 : Number(m[11])
     if (hours > 23 || minutes > 59) return null
     offset = (m[9] === "-" ? -1 : 1) * (hours * 60 + minutes)
   }
-  const ms = m[7] === undefined ? 0 : Number(m[7].slice(0, 3).padEnd(3, "0"))
+  const fraction = m[7] ?? ""
+  const ms = Number(fraction.slice(0, 3).padEnd(3, "0")) + (round === "up" && /[1-9]/.test(fraction.slice(3)) ? 1 : 0)
   const date = new Date(0)
   date.setUTCFullYear(year, month - 1, day) // not Date.UTC, which reads years 0–99 as 1900–1999
   date.setUTCHours(hour, minute, second, ms)

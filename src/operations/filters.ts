@@ -92,15 +92,17 @@ export const outcomeMatches = (wanted: string, name: string | undefined, label: 
 // Times -------------------------------------------------------------------------------------------
 
 /**
- * An ISO 8601 time that states its offset (`Z` or `±hh:mm`), decoded to epoch ms (`isoTimeMs`: a date
- * that is not on the calendar, such as November 31, is refused, not rolled over). A time without an
+ * An ISO 8601 time that states its offset (`Z`, `±hh` or `±hh:mm`), decoded to epoch ms (`isoTimeMs`: a
+ * date that is not on the calendar, such as November 31, is refused, not rolled over). A time without an
  * offset is VALIDATION: the spec asks for one, and guessing a zone would shift the window silently.
+ * `bound` says which end of a window it is: a `since` ("at or after") takes a fraction past the
+ * millisecond up to the next one, an `until` ("at or before") cuts it.
  */
-export const TimeWithOffset = (name: string) =>
+export const TimeWithOffset = (name: string, bound: "since" | "until" = "since") =>
   Schema.transformOrFail(Schema.String, Schema.Number, {
     strict: true,
     decode: (s, _, ast) => {
-      const ms = isoTimeMs(s)
+      const ms = isoTimeMs(s, bound === "since" ? "up" : "down")
       return ms !== null
         ? Effect.succeed(ms)
         : Effect.fail(new ParseResult.Type(ast, s, `${name} must be an ISO 8601 time with an offset, e.g. 2026-01-15T12:00:00Z`))

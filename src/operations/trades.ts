@@ -48,7 +48,7 @@ export const ListTradesInput = Schema.Struct({
   result: Schema.optional(Schema.Literal("open", "win", "loss")),
   q: Schema.optional(SearchText("q", MAX_TRADE_Q_LENGTH, MAX_TRADE_Q_WORDS)),
   since: Schema.optional(TimeWithOffset("since")),
-  until: Schema.optional(TimeWithOffset("until")),
+  until: Schema.optional(TimeWithOffset("until", "until")),
   sort: Schema.optionalWith(Schema.Literal("newest", "size"), { default: () => "newest" as const }),
   ...PageParams,
 })

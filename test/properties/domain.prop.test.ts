@@ -18,6 +18,7 @@ import {
 } from "../../src/domain/index.js"
 import { quoted } from "../../src/domain/errors.js"
 import * as Limits from "../../src/domain/limits.js"
+import { TimeWithOffset } from "../../src/operations/filters.js"
 
 // Schemas are heterogeneous; the tests only need their encode/decode, so they are held loosely typed.
 type AnySchema = Schema.Schema<any, any, never>
@@ -135,6 +136,24 @@ describe("ISO times (isoTimeMs: the since/until filters and UtcTime fields)", ()
     expect(Limits.isoTimeMs("2000-02-29T23:59:59.999Z")).toBe(Date.UTC(2000, 1, 29, 23, 59, 59, 999))
     expect(Limits.isoTimeMs("2026-01-15t12:00z")).toBe(Date.UTC(2026, 0, 15, 12))
     expect(Limits.isoTimeMs("2026-01-15T12:00:00.123456789-0530")).toBe(Date.UTC(2026, 0, 15, 17, 30, 0, 123))
+    // An offset in hours only (ISO 8601 ±hh).
+    expect(Limits.isoTimeMs("2026-01-15T12:00:00+05")).toBe(Date.UTC(2026, 0, 15, 7))
+    expect(Limits.isoTimeMs("2026-01-15T12:00:00-11")).toBe(Date.UTC(2026, 0, 15, 23))
+    expect(Limits.isoTimeMs("2026-01-15T12:00:00+5")).toBeNull()
+    expect(Limits.isoTimeMs("2026-01-15T12:00:00+053")).toBeNull()
+  })
+
+  it("cuts a fraction past the millisecond for an until, and takes it to the next millisecond for a since", () => {
+    const at = Date.UTC(2026, 0, 15, 12, 0, 0, 641)
+    expect(Limits.isoTimeMs("2026-01-15T12:00:00.6415Z")).toBe(at)
+    expect(Limits.isoTimeMs("2026-01-15T12:00:00.6415Z", "up")).toBe(at + 1)
+    expect(Limits.isoTimeMs("2026-01-15T12:00:00.641000000Z", "up")).toBe(at)
+    expect(Limits.isoTimeMs("2026-01-15T12:00:00.999000001Z", "up")).toBe(Date.UTC(2026, 0, 15, 12, 0, 1))
+    expect(Limits.isoTimeMs("2026-01-15T12:00:00.641Z", "up")).toBe(at)
+    const since = Schema.decodeUnknownSync(TimeWithOffset("since"))
+    const until = Schema.decodeUnknownSync(TimeWithOffset("until", "until"))
+    expect(since("2026-01-15T12:00:00.6415Z")).toBe(at + 1)
+    expect(until("2026-01-15T12:00:00.6415Z")).toBe(at)
     expectRefused(UtcTime, "2026-11-31T00:00:00.000Z", "must be an ISO 8601 time in UTC")
     expectOk(UtcTime, "2026-11-30T00:00:00.000Z")
   })
