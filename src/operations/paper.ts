@@ -17,7 +17,8 @@ import { Effect, Option, Schema } from "effect"
 import { Validation } from "../domain/errors.js"
 import { round6 } from "../numbers.js"
 import { Accounts } from "../actors/accounts/registry.js"
-import { type Holding, isMarketBot, totalsOf } from "../actors/accounts/account.machine.js"
+import { type BotTag, type Holding, isMarketBot, totalsOf } from "../actors/accounts/account.machine.js"
+import { Bots } from "../actors/bots/bots-live.js"
 import { Venue } from "../domain/enums.js"
 import { STRICT } from "../domain/limits.js"
 import { PaperAccount, type PaperOrderRow, type PaperPosition } from "../domain/paper.js"
@@ -112,7 +113,17 @@ export const getPaperAccount = operation({
           onSome: ([t, key]) => matching.filter((h) => h.openedAt < t || (h.openedAt === t && h.key > key)),
         }).slice(0, take)),
     })
-    const positions = { data: positionsPage.data.map((h) => positionOf(h, accounts.priceOf(h))), nextCursor: positionsPage.nextCursor }
+    // A bot position names the bot as it is now (a signal bot is renamed by PATCH, or with its signal when
+    // its name is derived); a bot no longer running keeps the name of its newest fill.
+    const bots = yield* Effect.serviceOption(Bots)
+    const current = (tag: BotTag | null): BotTag | null => {
+      const live = tag === null || Option.isNone(bots) ? undefined : bots.value.registry.context(tag.id)
+      return tag === null || live === undefined || live.accountId !== accountId || live.name === tag.name ? tag : { id: tag.id, name: live.name }
+    }
+    const positions = {
+      data: positionsPage.data.map((h) => positionOf({ ...h, bot: current(h.bot) }, accounts.priceOf(h))),
+      nextCursor: positionsPage.nextCursor,
+    }
     const since = input.since ?? null
     const wanted = (input.include ?? []).includes("orders")
     // Without include=orders an `ordersCursor` is still checked (a foreign one is VALIDATION) but reads nothing.

@@ -129,6 +129,11 @@ describe("bot fills in GET /v2/paper", () => {
       const only = (await api("GET", `/v2/paper?bot=${encodeURIComponent(bot.id)}`)).body.data.positions.data as Array<any>
       expect(only.map((p) => p.bot.id)).toEqual([bot.id])
     }
+    // A renamed bot's positions show its name as it is now.
+    const renamed = bots.find((b) => b.kind === "signal")!
+    expect((await api("PATCH", `/v2/bots/${encodeURIComponent(renamed.id)}`, { name: "e2e renamed copier" })).status).toBe(200)
+    const afterRename = (await api("GET", `/v2/paper?bot=${encodeURIComponent(renamed.id)}`)).body.data.positions.data as Array<any>
+    expect(afterRename.map((p) => p.bot)).toEqual([{ id: renamed.id, name: "e2e renamed copier" }])
     expect(account.orders.data).toEqual([])
     // Totals count the bots' open holdings.
     expect(account.totals.openUsd).toBeCloseTo(positions.reduce((n, p) => n + p.cost, 0), 5)

@@ -115,3 +115,11 @@ describe("a fill after its market settled", () => {
     })
   }
 })
+
+describe("applyFill", () => {
+  it("a bot holding carries the bot's name of its newest fill (a signal bot may be renamed between fills)", () => {
+    const botFill = (seq: number, name: string): RecordedFill => ({ ...fillOf(seq, "buy", 5, 2), source: "bot", bot: { id: "signal:s1", name } })
+    const { context } = applyAll([botFill(1, "Old name"), botFill(2, "New name")])
+    expect(context.holdings[holdingKey("venue_a:M", "Yes", "bot", "signal:s1")]).toMatchObject({ contracts: 10, bot: { id: "signal:s1", name: "New name" } })
+  })
+})

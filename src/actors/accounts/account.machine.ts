@@ -114,7 +114,8 @@ export const applyFill = (context: AccountContext, fill: RecordedFill): {
   }
   if (fill.action === "buy") {
     const next: Holding = held !== undefined && held.status === "open"
-      ? { ...held, contracts: tidy(held.contracts + fill.contracts, 6), cost: tidy(held.cost + fill.cost) }
+      // The newest fill's tag: a signal bot's name changes (PATCH, or a new signal renames a derived one).
+      ? { ...held, contracts: tidy(held.contracts + fill.contracts, 6), cost: tidy(held.cost + fill.cost), bot: fill.bot ?? held.bot }
       : {
         key, ref: fill.ref, market: fill.market, outcome: fill.outcome, source: fill.source, bot: fill.bot,
         contracts: fill.contracts, cost: fill.cost, openedAt: fill.at, status: "open", result: null, payout: null,
