@@ -80,12 +80,18 @@ const cString = (bytes: Buffer, at: number): string => {
   return bytes.toString("utf8", at, end < 0 ? bytes.length : end)
 }
 
+/** The backend messages of an answer, in order: each one's type byte and where its body starts and ends. */
+function* messagesOf(answer: Buffer): Generator<{ readonly type: number; readonly body: number; readonly end: number }> {
+  for (let at = 0; at + 5 <= answer.length; at += 1 + answer.readInt32BE(at + 1)) {
+    yield { type: answer[at]!, body: at + 5, end: at + 1 + answer.readInt32BE(at + 1) }
+  }
+}
+
 /** The message text of the first ErrorResponse in a backend answer, or null when it has none. */
 const errorIn = (answer: Buffer): string | null => {
-  for (let at = 0; at + 5 <= answer.length; at += 1 + answer.readInt32BE(at + 1)) {
-    if (answer[at] !== code("E")) continue
-    const fields = answer.toString("utf8", at + 5, at + 1 + answer.readInt32BE(at + 1)).split("\u0000")
-    const text = fields.find((f) => f.startsWith("M"))
+  for (const m of messagesOf(answer)) {
+    if (m.type !== code("E")) continue
+    const text = answer.toString("utf8", m.body, m.end).split("\u0000").find((f) => f.startsWith("M"))
     return text === undefined ? "an error without a message" : text.slice(1)
   }
   return null
@@ -98,7 +104,7 @@ const errorIn = (answer: Buffer): string | null => {
  */
 const notePrepared = (connection: Connection, parses: ReadonlyArray<string>, answer: Buffer): void => {
   let k = 0
-  for (let at = 0; at + 5 <= answer.length; at += 1 + answer.readInt32BE(at + 1)) if (answer[at] === PARSE_COMPLETE) k++
+  for (const m of messagesOf(answer)) if (m.type === PARSE_COMPLETE) k++
   for (const name of parses.slice(0, k)) if (name !== "") connection.prepared.add(name)
 }
 
@@ -257,7 +263,9 @@ export class PgliteBridge {
       connection.gathered = []
       const parses = connection.parsing
       connection.parsing = []
-      this.queue.push({ connection, bytes: unit, complete: type !== FLUSH, ...(parses.length === 0 ? {} : { parses }) })
+      // Unnamed statements (every pooled query's) leave nothing behind: only a named Parse is followed.
+      const named = parses.some((name) => name !== "")
+      this.queue.push({ connection, bytes: unit, complete: type !== FLUSH, ...(named ? { parses } : {}) })
     }
     // What is left may point into `chunk`: keep a copy only when something is left.
     connection.buffered = bytes.length === 0 ? Buffer.alloc(0) : Buffer.from(bytes)
