@@ -117,8 +117,9 @@ export const getPaperAccount = operation({
     // its name is derived); a bot no longer running keeps the name of its newest fill.
     const bots = yield* Effect.serviceOption(Bots)
     const current = (tag: BotTag | null): BotTag | null => {
-      const live = tag === null || Option.isNone(bots) ? undefined : bots.value.registry.context(tag.id)
-      return tag === null || live === undefined || live.accountId !== accountId || live.name === tag.name ? tag : { id: tag.id, name: live.name }
+      if (tag === null || Option.isNone(bots)) return tag
+      const live = bots.value.registry.context(tag.id)
+      return live === undefined || live.accountId !== accountId || live.name === tag.name ? tag : { id: tag.id, name: live.name }
     }
     const positions = {
       data: positionsPage.data.map((h) => positionOf({ ...h, bot: current(h.bot) }, accounts.priceOf(h))),

@@ -53,8 +53,10 @@ const message = (type: string, body: Buffer): Buffer => {
   head.writeInt32BE(body.length + 4, 1)
   return Buffer.concat([head, body])
 }
+/** A simple Query message. */
+const simpleQuery = (sql: string): Buffer => message("Q", Buffer.from(`${sql}\u0000`, "utf8"))
 const SYNC = message("S", Buffer.alloc(0))
-const ROLLBACK = message("Q", Buffer.from("ROLLBACK\u0000", "latin1"))
+const ROLLBACK = simpleQuery("ROLLBACK")
 
 /** An ErrorResponse (backend) with severity FATAL. */
 const fatal = (sqlState: string, text: string): Buffer =>
@@ -186,7 +188,7 @@ export class PgliteBridge {
    * an ErrorResponse in it goes to `onError`.
    */
   maintain(sql: string): void {
-    this.queue.push({ connection: null, bytes: message("Q", Buffer.from(`${sql}\u0000`, "utf8")), complete: true })
+    this.queue.push({ connection: null, bytes: simpleQuery(sql), complete: true })
     this.drain()
   }
 
@@ -253,7 +255,7 @@ export class PgliteBridge {
       }
       connection.gathered.push(one)
       if (type === PARSE) {
-        connection.parsing.push(cString(one, 5))
+        connection.parsing.push(one[5] === 0 ? "" : cString(one, 5))
       } else if (type === CLOSE && one[5] === code("S")) {
         connection.prepared.delete(cString(one, 6))
       }
@@ -261,10 +263,10 @@ export class PgliteBridge {
       // Sync, Flush, a simple Query or anything else: the unit so far runs as one call.
       const unit = connection.gathered.length === 1 ? Buffer.from(one) : Buffer.concat(connection.gathered)
       connection.gathered = []
-      const parses = connection.parsing
-      connection.parsing = []
       // Unnamed statements (every pooled query's) leave nothing behind: only a named Parse is followed.
+      const parses = connection.parsing
       const named = parses.some((name) => name !== "")
+      if (parses.length > 0) connection.parsing = []
       this.queue.push({ connection, bytes: unit, complete: type !== FLUSH, ...(named ? { parses } : {}) })
     }
     // What is left may point into `chunk`: keep a copy only when something is left.
@@ -330,7 +332,7 @@ export class PgliteBridge {
       this.owner = null
     }
     for (const name of connection.prepared) {
-      this.queue.push({ connection: null, bytes: message("Q", Buffer.from(`DEALLOCATE "${name.replaceAll("\"", "\"\"")}"\u0000`, "utf8")), complete: true, quiet: true })
+      this.queue.push({ connection: null, bytes: simpleQuery(`DEALLOCATE "${name.replaceAll("\"", "\"\"")}"`), complete: true, quiet: true })
     }
     connection.socket.destroy()
     this.drain()
