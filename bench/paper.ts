@@ -10,7 +10,7 @@
 // against the bare route's row at the same rate.
 // Each row has p50/p90/p95/p99 as the client saw them, the servers' own p50/p99 (`srvP50ms`/`srvP99ms`:
 // from the request's headers parsed to the response handed to the socket) and the bench process's GC
-// pauses during it (`gc`: count, total, longest; the servers' side, since the load generator is another thread).
+// pauses during it (`gc`: count, total, longest, then the full GCs' count and longest; the servers' side, since the load generator is another thread).
 // The load generator runs in a worker thread (its own event loop), over up to 200 keep-alive sockets,
 // writing each request as one string and reading answers with a small HTTP/1.1 reader
 // (bench/support/raw-load-worker.mjs; LOAD_CLIENT=http uses node:http's client instead). Keys
@@ -39,7 +39,7 @@ import { PaperOrder } from "../src/domain/paper.js"
 import { operation } from "../src/operations/operation.js"
 import { PlacePaperOrderInput } from "../src/operations/paper-orders.js"
 import { type LoadOptions, type LoadResult, percentile, runLoad, summary } from "./support/load.js"
-import { PerformanceObserver, performance } from "node:perf_hooks"
+import { PerformanceObserver, constants, performance } from "node:perf_hooks"
 import { subscribe } from "node:diagnostics_channel"
 
 const positional = process.argv.slice(2).filter((a, i, all) => !a.startsWith("--") && !(all[i - 1] ?? "").startsWith("--"))
@@ -154,8 +154,13 @@ subscribe("http.server.response.finish", (m) => {
 })
 const rows: Array<ReturnType<typeof summary> & { readonly gc: string; readonly srvP50ms: number; readonly srvP99ms: number }> = []
 const gcPauses: Array<number> = []
+/** The pauses of full (mark-compact) GCs among them. */
+const majorPauses: Array<number> = []
 new PerformanceObserver((list) => {
-  for (const e of list.getEntries()) gcPauses.push(e.duration)
+  for (const e of list.getEntries()) {
+    gcPauses.push(e.duration)
+    if ((e as { readonly detail?: { readonly kind?: number } }).detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR) majorPauses.push(e.duration)
+  }
 }).observe({ entryTypes: ["gc"] })
 /** One request per client key just before a paced run, so its clients start as clients already at work. */
 const warmKeys = async (o: LoadOptions): Promise<void> => {
@@ -165,6 +170,7 @@ const warmKeys = async (o: LoadOptions): Promise<void> => {
 /** The bench process's GC pauses during `f` (the servers' side: the load generator is another thread). */
 const withGc = async (label: string, o: LoadOptions, f: () => Promise<LoadResult>) => {
   gcPauses.length = 0
+  majorPauses.length = 0
   serverTimes.length = 0
   const row = summary(label, o, await f())
   const total = gcPauses.reduce((a, b) => a + b, 0)
@@ -173,7 +179,7 @@ const withGc = async (label: string, o: LoadOptions, f: () => Promise<LoadResult
     ...row,
     srvP50ms: Number(percentile(served, 50).toFixed(2)),
     srvP99ms: Number(percentile(served, 99).toFixed(2)),
-    gc: `${gcPauses.length}× ${total.toFixed(0)} ms (max ${Math.max(0, ...gcPauses).toFixed(1)})`,
+    gc: `${gcPauses.length}× ${total.toFixed(0)} ms (max ${Math.max(0, ...gcPauses).toFixed(1)}; full ${majorPauses.length}, max ${Math.max(0, ...majorPauses).toFixed(1)})`,
   }
 }
 const all = async (label: string, rate: number, requests: number) => {
