@@ -166,41 +166,34 @@ const recordOn = (held: HeldConnection): ((orders: ReadonlyArray<StoredOrder>, n
 const record = (orders: ReadonlyArray<StoredOrder>, now: number): Effect.Effect<ReadonlySet<string>, never, SqlClient.SqlClient> =>
   Effect.flatMap(SqlClient.SqlClient, (sql) => recordWith((_name, text, params) => sql.unsafe(text, params))(orders, now))
 
-/** A held key as its order's row tells it: the hash of the order placed with it, and that order. */
-const heldKeyOf = (row: OrderRow & { readonly held_key: string }) => {
-  const order = fromRow(row)
-  return { requestHash: row.request_hash ?? "", response: paperOrderOf(order), createdAt: order.filledAt }
-}
-
 /** The key's first result, when it is held and younger than 24 hours. */
 const findKey = (accountId: string, key: string, now: number): Effect.Effect<StoredKey | null, never, SqlClient.SqlClient> =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const rows = yield* sql<OrderRow & { held_key: string }>`
-      SELECT ${sql.literal(COLUMNS)}, held_key FROM paper_orders
+    const rows = yield* sql<OrderRow>`
+      SELECT ${sql.literal(COLUMNS)} FROM paper_orders
       WHERE account_id = ${accountId} AND held_key = ${key} AND filled_at >= ${now - IDEMPOTENCY_RETENTION_MS}`
     const row = rows[0]
-    if (row === undefined) return null
-    const { requestHash, response } = heldKeyOf(row)
-    return { requestHash, response }
+    return row === undefined ? null : { requestHash: row.request_hash ?? "", response: paperOrderOf(fromRow(row)) }
   }).pipe(Effect.orDie, Effect.withSpan("PaperStore.findKey"))
 
-/** A key held now (younger than 24 hours), as the accounts layer keeps it in memory. */
-export interface HeldKey extends StoredKey {
+/** A key held now (younger than 24 hours): whose, and when its order took it. */
+export interface HeldKey {
   readonly accountId: string
   readonly key: string
-  /** Epoch ms (the order's fill time, as `created_at`). */
+  /** Epoch ms (the order's fill time). */
   readonly createdAt: number
 }
 
-/** Every key held at `now`: what the accounts layer's key index is rebuilt from. */
-const loadKeys = (now: number): Effect.Effect<ReadonlyArray<HeldKey>, never, SqlClient.SqlClient> =>
+/** The newest `limit` keys held at `now`, newest first: what the accounts layer's key index is rebuilt from. */
+const loadKeys = (now: number, limit: number): Effect.Effect<ReadonlyArray<HeldKey>, never, SqlClient.SqlClient> =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const rows = yield* sql<OrderRow & { held_key: string }>`
-      SELECT ${sql.literal(COLUMNS)}, held_key FROM paper_orders
-      WHERE held_key IS NOT NULL AND filled_at >= ${now - IDEMPOTENCY_RETENTION_MS}`
-    return rows.map((row) => ({ accountId: row.account_id, key: row.held_key, ...heldKeyOf(row) }))
+    const rows = yield* sql<{ readonly account_id: string; readonly held_key: string; readonly filled_at: number | string }>`
+      SELECT account_id, held_key, filled_at FROM paper_orders
+      WHERE held_key IS NOT NULL AND filled_at >= ${now - IDEMPOTENCY_RETENTION_MS}
+      ORDER BY filled_at DESC LIMIT ${limit}`
+    return rows.map((row) => ({ accountId: row.account_id, key: row.held_key, createdAt: Number(row.filled_at) }))
   }).pipe(Effect.orDie, Effect.withSpan("PaperStore.loadKeys"))
 
 /** Every order, by account and sequence: what the accounts are rebuilt from. */

@@ -329,7 +329,7 @@ describe("Idempotency-Key", () => {
     expect(first.status).toBe(201)
     const before = await countOrders("acct_alice")
     server = await server.restart()
-    // Loaded with the accounts: the replay needs no lookup in the store.
+    // Known held from the keys loaded with the accounts; what it answers is read from the store.
     expect(await server.accounts((a) => a.heldKey("acct_alice", "key-8"))).toMatchObject({ response: first.body.data })
     const again = await order("alice", body, "key-8")
     expect(again.status).toBe(201)

@@ -4,7 +4,7 @@
 // stored keys of KeysLive, made with `createKey`); counters in process.
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer, ManagedRuntime, PubSub } from "effect"
-import { Accounts, makeAccountsLayer } from "../../src/actors/accounts/registry.js"
+import { Accounts, type AccountsOptions, makeAccountsLayer } from "../../src/actors/accounts/registry.js"
 import { MarketBus, Markets, marketsOf } from "../../src/actors/markets/market-bus.js"
 import { MarketRegistry } from "../../src/actors/markets/registry.js"
 import type { FeedEvent } from "../../src/domain/feed-events.js"
@@ -44,6 +44,8 @@ export const startPaperServer = async (
     readonly keys?: "memory" | "store"
     /** More operations on the same door, needing nothing (the bench's door-only route). */
     readonly operations?: ReadonlyArray<Operation<any, any, never>>
+    /** The accounts layer's options (every start, restarts included). */
+    readonly accounts?: AccountsOptions
   } = {},
 ): Promise<PaperServer> => {
   const dbRuntime = ManagedRuntime.make(TestDb)
@@ -56,7 +58,7 @@ export const startPaperServer = async (
 
   const serve = async (): Promise<PaperServer> => {
     const layer = makeHttpServer([placePaperOrder, getPaperAccount, placePaperOrderV1, ...(options.operations ?? [])], { port: 0, host: "127.0.0.1" }).pipe(
-      Layer.provideMerge(makeAccountsLayer()),
+      Layer.provideMerge(makeAccountsLayer(options.accounts)),
       Layer.provide([options.keys === "store" ? KeysLive : memoryKeys(tokens), options.counters ?? Counters.memory, Health.layer, CursorKey.layer("paper-cursor-secret")]),
       Layer.provide(shared),
     )

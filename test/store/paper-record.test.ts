@@ -103,11 +103,12 @@ describe("PaperStore.record, two orders with one key in one group", () => {
 })
 
 describe("PaperStore keys", () => {
-  it("findKey and loadKeys answer a held key with its order; purgeKeys frees the expired ones", async () => {
+  it("findKey answers a held key with its order, loadKeys lists the held keys newest first; purgeKeys frees the expired ones", async () => {
     const accountId = `acct_keys_${process.pid}`
     const fresh = anOrder({ accountId, idempotencyKey: "fresh", requestHash: "h-fresh", filledAt: NOW })
+    const earlier = anOrder({ accountId, idempotencyKey: "earlier", requestHash: "h-earlier", filledAt: NOW - 60_000 })
     const old = anOrder({ accountId, idempotencyKey: "old", requestHash: "h-old", filledAt: NOW - 25 * 3_600_000 })
-    expect((await run(PaperStore.record([fresh, old], NOW))).size).toBe(2)
+    expect((await run(PaperStore.record([earlier, fresh, old], NOW))).size).toBe(3)
     const found = await run(PaperStore.findKey(accountId, "fresh", NOW))
     expect(found).toEqual({
       requestHash: "h-fresh",
@@ -117,8 +118,12 @@ describe("PaperStore keys", () => {
       },
     })
     expect(await run(PaperStore.findKey(accountId, "old", NOW))).toBeNull()
-    const loaded = (await run(PaperStore.loadKeys(NOW))).filter((k) => k.accountId === accountId)
-    expect(loaded.map((k) => [k.key, k.requestHash, k.createdAt, k.response.id])).toEqual([["fresh", "h-fresh", NOW, fresh.id]])
+    const loaded = (await run(PaperStore.loadKeys(NOW, 1_000_000))).filter((k) => k.accountId === accountId)
+    expect(loaded.map((k) => [k.key, k.createdAt])).toEqual([["fresh", NOW], ["earlier", NOW - 60_000]])
+    // The limit keeps the newest: at a later `now` nothing newer than these two has been recorded by this test.
+    const newest = await run(PaperStore.loadKeys(NOW + 1, 1))
+    expect(newest).toHaveLength(1)
+    expect(newest[0]!.createdAt).toBeGreaterThanOrEqual(NOW)
     expect(await run(PaperStore.purgeKeys(NOW))).toBeGreaterThanOrEqual(1)
     expect(await keyRow(accountId, "old")).toBeUndefined()
     expect((await keyRow(accountId, "fresh"))?.id).toBe(fresh.id)

@@ -10,9 +10,10 @@
 // whose idempotency key another node took first, is taken back (`fill.undone`). Reads see a fill from
 // the moment it is applied, a few milliseconds before it is durable.
 //
-// Idempotency keys: the keys held (younger than 24 hours) are kept in memory too (`KeyIndex`, loaded on
-// start, a key added once its order is durable), so a keyed order costs one store round trip, the group
-// commit, rather than a lookup and then the commit.
+// Idempotency keys: which keys are held (younger than 24 hours) is kept in memory too (`KeyIndex`, loaded
+// on start, a key added once its order is durable, at most `keyCapacity` of them), so an order with a new
+// key costs one store round trip, the group commit, rather than a lookup and then the commit. A replay
+// reads the order it answers from the store.
 //
 // Bots record their fills with `recordBotFill` and read their holdings with `botHoldings`.
 import { createHash } from "node:crypto"
@@ -24,7 +25,7 @@ import type { ApiError } from "../../domain/errors.js"
 import type { Fill } from "../../domain/fill.js"
 import type { MarketInfo } from "../../domain/market-events.js"
 import type { MarketObject } from "../../domain/market-object.js"
-import { PaperStore, paperOrderOf, type StoredKey, type StoredOrder } from "../../store/paper.js"
+import { PaperStore, type StoredKey, type StoredOrder } from "../../store/paper.js"
 import { holdConnection } from "../../store/held-connection.js"
 import { KeyIndex } from "./key-index.js"
 import { webhookSink } from "../../webhooks/sink.js"
@@ -112,9 +113,10 @@ export interface AccountsService {
   readonly claim: (accountId: string, key: string, requestHash: string) => Claim
   readonly release: (accountId: string, key: string) => void
   /**
-   * The idempotency key's first result, when this node holds it and it is younger than 24 hours: from
-   * memory (the keys of the last 24 hours are loaded on start and every recorded key is added once
-   * durable), so a keyed order costs no lookup round trip.
+   * The idempotency key's first result, when it is held and younger than 24 hours. Which keys are held is
+   * known in memory (the newest keys of the last 24 hours are loaded on start and every recorded key is
+   * added once durable), so an order with a new key costs no lookup round trip; a held key's result (a
+   * replay) is read from the store, as is any key once the index has had to drop keys younger than 24 hours.
    */
   readonly heldKey: (accountId: string, key: string) => Effect.Effect<StoredKey | null>
   /**
@@ -301,6 +303,8 @@ const recordedOf = (o: StoredOrder): RecordedFill => ({
 export interface AccountsOptions {
   /** Orders per statement at most (default 500). */
   readonly batchRows?: number
+  /** Idempotency keys held in memory at most (default KEY_INDEX_CAPACITY); older ones are looked up in the store. */
+  readonly keyCapacity?: number
 }
 
 export const makeAccountsLayer = (options: AccountsOptions = {}): Layer.Layer<Accounts, never, Markets | MarketBus | SqlClient.SqlClient | PgClient.PgClient> =>
@@ -344,8 +348,13 @@ export const makeAccountsLayer = (options: AccountsOptions = {}): Layer.Layer<Ac
             for (let i = entries.length - 1; i >= 0; i--) entries[i]?.undo()
           })),
         ))
-      const keys = new KeyIndex()
-      for (const held of yield* PaperStore.loadKeys(yield* Clock.currentTimeMillis)) keys.remember(held)
+      const keys = new KeyIndex(options.keyCapacity)
+      // The newest keys held, as many as the index holds and one more: that one tells that older keys are
+      // left in the store only.
+      const loaded = yield* PaperStore.loadKeys(yield* Clock.currentTimeMillis, keys.capacity + 1)
+      const kept = Math.min(loaded.length, keys.capacity)
+      if (loaded.length > kept) keys.dropped(loaded[kept]!.createdAt)
+      for (let i = kept - 1; i >= 0; i--) keys.remember(loaded[i]!.accountId, loaded[i]!.key, loaded[i]!.createdAt)
       // Keys are kept 24 hours.
       yield* Effect.forkScoped(Effect.repeat(
         Effect.flatMap(Clock.currentTimeMillis, (now) =>
@@ -400,12 +409,15 @@ export const makeAccountsLayer = (options: AccountsOptions = {}): Layer.Layer<Ac
         if (!stored) return null
         const { idempotencyKey, requestHash } = applied.order
         if (idempotencyKey !== null && requestHash !== null) {
-          keys.remember({ accountId, key: idempotencyKey, requestHash, response: paperOrderOf(applied.order), createdAt: filledAt })
+          keys.remember(accountId, idempotencyKey, filledAt)
         }
         if (Option.isSome(sink)) sink.value.publish([{ _tag: "OrderRecorded", order: applied.order }])
         registry.settleIfOver(accountId, applied.fill.ref)
         return { order: applied.order, profit: applied.profit }
       })
+
+      const storedKeyAt = (accountId: string, key: string, now: number) =>
+        PaperStore.findKey(accountId, key, now).pipe(Effect.provideService(SqlClient.SqlClient, sql))
 
       const service: AccountsService = {
         context: (accountId) => registry.context(accountId),
@@ -425,11 +437,10 @@ export const makeAccountsLayer = (options: AccountsOptions = {}): Layer.Layer<Ac
         priceOf: (h) => registry.priceOf(h),
         claim: (accountId, key, requestHash) => registry.claim(accountId, key, requestHash),
         release: (accountId, key) => registry.release(accountId, key),
-        heldKey: (accountId, key) => Effect.map(Clock.currentTimeMillis, (now) => keys.find(accountId, key, now)),
-        storedKey: (accountId, key) =>
-          Effect.flatMap(Clock.currentTimeMillis, (now) => PaperStore.findKey(accountId, key, now)).pipe(
-            Effect.provideService(SqlClient.SqlClient, sql),
-          ),
+        heldKey: (accountId, key) =>
+          Effect.flatMap(Clock.currentTimeMillis, (now) =>
+            keys.state(accountId, key, now) === "free" ? Effect.succeed(null) : storedKeyAt(accountId, key, now)),
+        storedKey: (accountId, key) => Effect.flatMap(Clock.currentTimeMillis, (now) => storedKeyAt(accountId, key, now)),
       }
       return service
     }),
