@@ -14,7 +14,9 @@
 //   e.g. `idempotencyKey`, included); unknown fields are VALIDATION naming the field.
 // - A result carries the same JSON body as the REST route (`{ data }`, `{ data, nextCursor }`, v1
 //   `{ success, data }`), as text and as structuredContent. A failure is a normal tool result with
-//   isError and the error envelope `{ success: false, error, code }`.
+//   isError and the error envelope `{ success: false, error, code }`. The response headers the call set
+//   (a replay's `idempotent-replayed`, `x-trades-*`, `x-cache`) are on the HTTP answer and, the call's own,
+//   in the result's `_meta["whalewatch/headers"]`, so each call of a batch tells its own.
 // - Stateless: a new protocol server per HTTP request, no session ids; GET and DELETE (a standalone
 //   event stream, a session's end) answer 405, which MCP clients read as "no stream offered".
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse, type HttpApp, type HttpRouter } from "@effect/platform"
@@ -59,15 +61,26 @@ export const toolOf = (op: AnyOperation): Tool => ({
   annotations: { readOnlyHint: op.scope === "read", destructiveHint: op.method === "DELETE", openWorldHint: false },
 })
 
-const failed = (e: ApiError): CallToolResult => {
+/**
+ * Where a result carries the response headers its call set (`_meta["whalewatch/headers"]`, names in lower
+ * case): the HTTP answer has them too, but a JSON-RPC batch has one HTTP answer for all its calls.
+ */
+export const HEADERS_META = "whalewatch/headers"
+
+type CallHeaders = Record<string, string>
+
+const withHeaders = (result: CallToolResult, headers: CallHeaders): CallToolResult =>
+  Object.keys(headers).length === 0 ? result : { ...result, _meta: { [HEADERS_META]: headers } }
+
+const failed = (e: ApiError, headers: CallHeaders = {}): CallToolResult => {
   const envelope = toEnvelope(e)
-  return { isError: true, content: [{ type: "text", text: JSON.stringify(envelope) }], structuredContent: envelope }
+  return withHeaders({ isError: true, content: [{ type: "text", text: JSON.stringify(envelope) }], structuredContent: envelope }, headers)
 }
 
-const succeeded = (body: unknown): CallToolResult => ({
+const succeeded = (body: unknown, headers: CallHeaders): CallToolResult => withHeaders({
   content: [{ type: "text", text: JSON.stringify(body) }],
   ...(typeof body === "object" && body !== null && !Array.isArray(body) ? { structuredContent: body as Record<string, unknown> } : {}),
-})
+}, headers)
 
 /** The decoded arguments, or VALIDATION with a sentence naming the field (as the HTTP door writes it). */
 const decodeArguments = (op: AnyOperation, args: unknown): Effect.Effect<unknown, Validation> =>
@@ -101,13 +114,19 @@ export const callTool = (
     return Effect.succeed(failed(new ScopeRequired({ error: scopeSentence(op.scope) })))
   }
   const encode = Schema.encode(successSchema(op) as Schema.Schema<unknown, unknown>)
+  // This call's own headers, for its result; the HTTP answer gets them as well (all calls' of a batch).
+  const headers: CallHeaders = {}
+  const callCtx: OperationContext = {
+    ...ctx,
+    setHeader: (name, value) => Effect.zipRight(Effect.sync(() => { headers[name.toLowerCase()] = value }), ctx.setHeader(name, value)),
+  }
   return decodeArguments(op, args).pipe(
-    Effect.flatMap((input) => op.run(input, ctx)),
+    Effect.flatMap((input) => op.run(input, callCtx)),
     Effect.flatMap((output) => Effect.orDie(encode(wrapSuccess(op, output)))),
-    Effect.map(succeeded),
+    Effect.map((body) => succeeded(body, headers)),
     Effect.catchAllCause((cause) => {
       const failure = Cause.failureOption(cause)
-      if (failure._tag === "Some" && isApiError(failure.value)) return Effect.succeed(failed(failure.value))
+      if (failure._tag === "Some" && isApiError(failure.value)) return Effect.succeed(failed(failure.value, headers))
       return Effect.as(Effect.logError(`MCP tool ${name} failed`, cause), failed(new Internal({ error: "Internal error" })))
     }),
   )

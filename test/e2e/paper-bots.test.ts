@@ -7,6 +7,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { HEADERS_META } from "../../src/mcp/door.js"
 import { registry } from "../../src/operations/registry.js"
 import { healthy, startService, waitFor, type Service } from "../support/service.js"
 import { deepen, inject, openContracts, settle, type SimContract } from "../support/sim-control.js"
@@ -209,16 +210,20 @@ describe("the MCP endpoint", () => {
       const market = (await openContracts(sim, "venue_a"))[0] as SimContract
       await deepen(sim, market.ref)
       const order = { market: market.ref, outcome: "yes", action: "buy", usd: 10, maxPrice: 0.5, idempotencyKey: "e2e-mcp-order-1" }
-      const placed = await waitFor("a paper buy over MCP against the deep book", slowly(async () => {
+      const first = await waitFor("a paper buy over MCP against the deep book", slowly(async () => {
         const r = await client.callTool({ name: "place_paper_order", arguments: order })
-        return r.isError ? undefined : (r.structuredContent as { data: any }).data
+        return r.isError ? undefined : r
       }), 30_000)
+      expect(first._meta).toBeUndefined() // placed, not replayed
+      const placed = (first.structuredContent as { data: any }).data
       expect(placed).toMatchObject({ market: { contract: market.ref }, action: "buy", avgPrice: expect.any(Number) })
       expect(placed.contracts).toBeGreaterThan(0)
 
       // The same key again: the first order, over MCP and over REST (the key in its header there).
       const again = await client.callTool({ name: "place_paper_order", arguments: order })
       expect(again.structuredContent).toEqual({ success: true, data: placed }) // the v1 route's body (spec: MCP table)
+      // The replay says so on its own result too (a batch's calls share one HTTP answer and its headers).
+      expect(again._meta).toEqual({ [HEADERS_META]: { "idempotent-replayed": "true", "idempotency-replayed": "true" } })
       const { idempotencyKey, ...body } = order
       const response = await fetch(`${base}/v2/paper-orders`, {
         method: "POST", headers: { ...headers(), "idempotency-key": idempotencyKey }, body: JSON.stringify(body),

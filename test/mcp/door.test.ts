@@ -4,7 +4,7 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { argumentsSchema, toolOf } from "../../src/mcp/door.js"
+import { argumentsSchema, HEADERS_META, toolOf } from "../../src/mcp/door.js"
 import { registry } from "../../src/operations/registry.js"
 import { call } from "../support/http-client.js"
 import { startServer, type RunningServer } from "../support/http-server.js"
@@ -285,6 +285,18 @@ describe("MCP door: `__proto__`", () => {
 })
 
 describe("MCP door: batches", () => {
+  it("gives each call of a batch the headers it set itself, in its result's _meta (the HTTP answer has one set for all)", async () => {
+    const call = (id: number, include: Array<string>) =>
+      ({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "with_includes", arguments: { include } } })
+    const answer = await rpc("rw", [call(1, ["a"]), call(2, ["a", "b"]), { jsonrpc: "2.0", id: 3, method: "tools/call", params: { name: "get_thing", arguments: { id: "1" } } }])
+    expect(answer.status).toBe(200)
+    const results = ((await answer.json()) as Array<{ id: number; result: { _meta?: unknown } }>).sort((a, b) => a.id - b.id)
+    expect(results.map((r) => r.result._meta)).toEqual([{ [HEADERS_META]: { "x-trades-test": "1" } }, { [HEADERS_META]: { "x-trades-test": "2" } }, undefined])
+    // One call through the SDK's client: the same, on the call's result.
+    const one = await (await connect("rw")).callTool({ name: "with_includes", arguments: { include: ["c"] } })
+    expect(one._meta).toEqual({ [HEADERS_META]: { "x-trades-test": "1" } })
+  })
+
   it("charges each tool call of a batch as one request, and refuses (and refunds) a batch that would pass the limit", async () => {
     const call = (id: number) => ({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "with_includes", arguments: {} } })
     const first = await rpc("batch", [call(1), call(2), call(3), { jsonrpc: "2.0", id: 4, method: "tools/list" }])
