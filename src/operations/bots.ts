@@ -17,7 +17,7 @@ import { Clock, Effect, FiberRef, Option, Schema } from "effect"
 import { Bots } from "../actors/bots/bots-live.js"
 import type { AnyBotContext, MarketBotContext, SignalBotContext, TraderBotContext } from "../actors/bots/bot-types.js"
 import { hasBuyTrigger } from "../actors/bots/market-rule.js"
-import { signalName } from "../actors/bots/signal-match.js"
+import { botName, signalName } from "../actors/bots/signal-match.js"
 import { activityView, botOf, listItemOf, tradeRowOf, tradesOf, venuesOf } from "../actors/bots/view.js"
 import {
   Bot, BotCreateRequest, BotListItem, BotPatchRequest, botPatchProblem, BotStatus, type MarketBotRequest, type SignalBotRequest,
@@ -65,8 +65,9 @@ const prices = (bots: Bots["Type"]) => (contract: string) => bots.markets.yesPri
 const feedNow = (bots: Bots["Type"]) =>
   Effect.map(Clock.currentTimeMillis, (wall) => (Number.isFinite(bots.registry.feedTime()) ? bots.registry.feedTime() : wall))
 
+/** What every kind's context starts with; a name the service derived is held to the bound (`botName`). */
 const base = (id: string, accountId: string, createdAt: number, name: string, alerts: boolean) => ({
-  id, accountId, name, mode: "paper" as const, alerts, createdAt, trades: [],
+  id, accountId, name: botName(name), mode: "paper" as const, alerts, createdAt, trades: [],
 })
 
 // ---- create ----

@@ -6,6 +6,8 @@ import { aBookedMarket, T0 } from "./builders.js"
 import { startBotsServer, type BotsServer } from "./server.js"
 
 const WALLET = "0xa0f21e6d351baa9185716b5c00c2925ed9621848"
+/** A market title of exactly 60 characters (the bot-name bound), one of them past the BMP. */
+const TITLE_60 = `Will 🐋 ${"w".repeat(52)}?`
 let s: BotsServer
 
 beforeAll(async () => {
@@ -16,6 +18,8 @@ beforeAll(async () => {
   s.feed(...aBookedMarket("C1", T0))
   s.feed(...aBookedMarket("C2", T0, { series: "btc-hourly" }))
   s.feed({ ...aListing({ contract: "E1a", event: "E1", t: T0 }) }, { ...aListing({ contract: "E1b", event: "E1", t: T0 }) })
+  s.feed(...aBookedMarket("T60", T0, { title: TITLE_60 }), ...aBookedMarket("T61", T0, { title: `${TITLE_60}?` }))
+  await s.known("venue_a:verbose", `${"Ω".repeat(30)} ${"x".repeat(39)}`)
   await new Promise((r) => setTimeout(r, 100))
 })
 afterAll(() => s.close())
@@ -128,6 +132,24 @@ describe("POST /v2/bots", () => {
     })
     const series = await post({ trigger: { market: "venue_a:C2", outcome: "yes", rule: { buyBelow: 0.1 } }, series: true }, "fresh")
     expect(series.body.data).toMatchObject({ name: "btc-hourly", settings: { market: { series: true } }, record: { trades: 0 } })
+  })
+
+  it("holds a name taken from a market or a trader to the bot-name bound (1 to 60 characters): 60 kept, 61 cut to 59 and …", async () => {
+    expect([...TITLE_60]).toHaveLength(60)
+    const at = await post({ trigger: { market: "venue_a:T60", outcome: "yes", rule: { buyBelow: 0.01 } } }, "fresh")
+    expect(at.status, JSON.stringify(at.body)).toBe(201)
+    expect(at.body.data.name).toBe(TITLE_60)
+    const past = await post({ trigger: { market: "venue_a:T61", outcome: "yes", rule: { buyBelow: 0.01 } } }, "fresh")
+    expect(past.body.data.name).toBe(`${[...TITLE_60].slice(0, 59).join("")}…`)
+    expect(past.body.data.settings.market.title).toBe(`${TITLE_60}?`) // the market's own title stays whole
+    const trader = await post({ trigger: { trader: "venue_a:verbose" } }, "fresh")
+    expect(trader.status, JSON.stringify(trader.body)).toBe(201)
+    expect([...trader.body.data.name]).toHaveLength(60)
+    expect(trader.body.data.name).toBe(`${"Ω".repeat(30)} ${"x".repeat(28)}…`)
+    expect(trader.body.data.settings.trader.name).toBe(`${"Ω".repeat(30)} ${"x".repeat(39)}`)
+    // The list item carries the same name.
+    const listed = (await s.as("fresh", "/v2/bots?kind=market")).body.data.map((b: any) => b.name)
+    expect(listed).toContain(`${[...TITLE_60].slice(0, 59).join("")}…`)
   })
 
   it("allows 20 signal bots per account and refuses the 21st; an ended one frees its place", async () => {

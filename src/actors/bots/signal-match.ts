@@ -9,6 +9,7 @@
 // - `entry`: `open` = the trade's entry is `open`; `add` = it is `add`; a trade whose entry the venue does
 //   not say (null) matches only `all`.
 // - `keywords`: the market title contains any, case-insensitive.
+import { MAX_BOT_NAME } from "../../domain/limits.js"
 import { handleLabel } from "../../domain/refs.js"
 import type { Signal, Sizing } from "../../domain/signal.js"
 import type { StoredTrade } from "../../intel/pipeline.js"
@@ -73,7 +74,12 @@ const money = (usd: number): string =>
   : usd >= 1_000 && usd % 100 === 0 ? `$${usd / 1_000}k`
   : `$${usd.toLocaleString("en-US")}`
 
-const clip = (text: string, max = 60): string => ([...text].length <= max ? text : `${[...text].slice(0, max - 1).join("")}…`)
+/**
+ * A name the service gives a bot (a trader's, a market's or series', a signal's), held to the bot-name bound:
+ * past 60 characters (code points) it is cut to 59 and an ellipsis.
+ */
+export const botName = (text: string): string =>
+  [...text].length <= MAX_BOT_NAME ? text : `${[...text].slice(0, MAX_BOT_NAME - 1).join("")}…`
 
 /** "Whale buys: crypto, ≥ $25k" — a signal in a few words, at most 60 characters. */
 export const signalName = (s: Signal): string => {
@@ -92,7 +98,7 @@ export const signalName = (s: Signal): string => {
   const head = s.traders === undefined ? "Whale buys"
     : one !== undefined ? `Buys by ${handleLabel(one.slice(one.indexOf(":") + 1))}`
     : `Buys by ${s.traders.length} traders`
-  return clip(parts.length === 0 ? `${head}: all` : `${head}: ${parts.join(", ")}`)
+  return botName(parts.length === 0 ? `${head}: all` : `${head}: ${parts.join(", ")}`)
 }
 
 export const sizingText = (sizing: Sizing): string =>
