@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest"
 import { aSignalBot, aTraderBot } from "../../../test/bots/builders.js"
 import { VENUES } from "../../domain/enums.js"
 import type { TraderRef } from "../../domain/refs.js"
-import { summaryOf, venuesOf } from "./view.js"
+import { settingsOf, summaryOf, venuesOf } from "./view.js"
 
 describe("summaryOf", () => {
   it("names a trader by its public name, else by its handle with a wallet shortened (never given out whole)", () => {
@@ -19,5 +19,13 @@ describe("venuesOf", () => {
     expect(venuesOf(aSignalBot({ venue: ["venue_d", "venue_a", "venue_d"] }))).toEqual(VENUES.filter((v) => v === "venue_a" || v === "venue_d"))
     expect(venuesOf(aSignalBot({ traders: ["venue_a:ann" as TraderRef] }))).toEqual(["venue_a"])
     expect(venuesOf(aSignalBot({ venue: ["venue_b"], traders: ["venue_a:ann" as TraderRef] }))).toEqual([])
+  })
+})
+
+describe("settingsOf", () => {
+  it("a signal bot's signal, or null when the bot holds settings only the app can edit (spec: Bot settings)", () => {
+    const bot = aSignalBot({ category: ["crypto"] })
+    expect(settingsOf(bot)).toMatchObject({ signal: { category: ["crypto"] } })
+    expect(settingsOf({ ...bot, settings: { ...bot.settings, appOnly: true } })).toEqual({ signal: null, sizing: { usd: 100 }, alerts: bot.alerts })
   })
 })

@@ -71,7 +71,8 @@ export const settingsOf = (ctx: AnyBotContext): BotSettings => {
     case "trader":
       return { trader: ctx.settings.trader, sizing: ctx.settings.sizing, mirrorExits: ctx.settings.mirrorExits, alerts: ctx.alerts }
     case "signal":
-      return { signal: ctx.settings.signal, sizing: ctx.settings.sizing, alerts: ctx.alerts }
+      // Settings only the app can edit are not shown (spec: `signal` null), as a PATCH of them is refused.
+      return { signal: ctx.settings.appOnly ? null : ctx.settings.signal, sizing: ctx.settings.sizing, alerts: ctx.alerts }
     case "market": {
       const m = ctx.settings.market
       return {
