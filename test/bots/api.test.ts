@@ -165,6 +165,27 @@ describe("POST /v2/bots", () => {
     expect((await post({ trigger: { signal: {} } }, "other")).status).toBe(201)
   })
 
+  it("allows 20 market bots per account and refuses the 21st; an ended one frees its place", async () => {
+    const live = async () => ((await s.as("fresh", "/v2/bots?kind=market&status=running&status=paused&limit=100")).body.data as Array<{ id: string }>).length
+    const made: Array<string> = []
+    for (let n = await live(); n < 20; n++) {
+      const r = await post({ trigger: { market: "venue_a:C1", outcome: "yes", rule: { buyBelow: 0.01 } } }, "fresh")
+      expect(r.status, JSON.stringify(r.body)).toBe(201)
+      made.push(r.body.data.id)
+    }
+    expect(await live()).toBe(20)
+    const refused = await post({ trigger: { market: "venue_a:C1", outcome: "yes", rule: { buyBelow: 0.01 } } }, "fresh")
+    expectCode(refused, 400, "VALIDATION")
+    expect(refused.body.error).toMatch(/20 market bots/)
+    expect((await s.as("fresh", path(made[0]!), { method: "DELETE" })).body.data.status).toBe("ended")
+    const again = await post({ trigger: { market: "venue_a:C1", outcome: "yes", rule: { buyBelow: 0.01 } } }, "fresh")
+    expect(again.status).toBe(201)
+    // End what this test made, so the account's later tests have room.
+    for (const id of [...made.slice(1), again.body.data.id as string]) {
+      expect((await s.as("fresh", path(id), { method: "DELETE" })).status).toBe(200)
+    }
+  })
+
   it("derives a signal bot's name from its signal unless one is given", async () => {
     const r = await post({ trigger: { signal: { category: ["crypto"], minUsd: 25_000 } } })
     expect(r.body.data).toMatchObject({ name: "Whale buys: crypto, ≥ $25k", kind: "signal", venues: ["venue_a", "venue_b", "venue_b_us", "venue_d"] })
