@@ -2,7 +2,7 @@
 // SCOPE_REQUIRED case of the per-operation tables, limits at their edges, includes charged, paging.
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { aListing, aSettlement } from "../actors/market-builders.js"
-import { aBookedMarket, T0 } from "./builders.js"
+import { aBookedMarket, aMove, MIN, T0 } from "./builders.js"
 import { startBotsServer, type BotsServer } from "./server.js"
 
 const WALLET = "0xa0f21e6d351baa9185716b5c00c2925ed9621848"
@@ -200,6 +200,47 @@ describe("POST /v2/bots", () => {
 })
 
 describe("GET /v2/bots and /v2/bots/{id}", () => {
+  it("pages a bot's trades newest first by cursor, filtered by result and since; curve has a point per closed trade", async () => {
+    s.feed(...aBookedMarket("R1", T0))
+    await new Promise((r) => setTimeout(r, 100))
+    const made = await post({ trigger: { market: "venue_a:R1", outcome: "yes", rule: { takeProfit: 0.6, stopLoss: 0.4, repeat: true } }, sizing: { usd: 10 } })
+    expect(made.status, JSON.stringify(made.body)).toBe(201)
+    const id = made.body.data.id as string
+    // Bought at once (0.5); out at 0.65 (win), in at 0.5, out at 0.35 (loss), in, out at 0.7 (win), in at 0.5 (open).
+    let t = T0
+    for (const mid of [0.65, 0.5, 0.35, 0.5, 0.7, 0.5]) {
+      t += 10 * MIN
+      s.feed(...aMove("R1", t, mid))
+      await new Promise((r) => setTimeout(r, 30))
+    }
+    let bot: any
+    for (let i = 0; i < 100 && bot?.record.trades !== 4; i++) {
+      await new Promise((r) => setTimeout(r, 20))
+      bot = (await s.as("write", `${path(id)}?include=trades`)).body.data
+    }
+    expect(bot.record).toMatchObject({ trades: 4, settled: 3, wins: 2, losses: 1, open: 1 })
+    const rows = bot.trades.data as Array<any>
+    expect(rows.map((r) => [r.status, r.result])).toEqual([["open", null], ["closed", "win"], ["closed", "loss"], ["closed", "win"]])
+    const opened = rows.map((r) => r.openedAt as string)
+    expect([...opened].sort().reverse()).toEqual(opened) // newest first
+    expect(bot.curve.map((p: any) => p.time)).toEqual(rows.filter((r) => r.status === "closed").map((r) => r.closedAt).reverse())
+    expect(bot.curve.at(-1).profit).toBeCloseTo(bot.record.realized, 6)
+    // Two pages of two, by the first page's cursor.
+    const p1 = (await s.as("write", `${path(id)}?include=trades&limit=2`)).body.data.trades
+    expect(p1.data.map((r: any) => r.openedAt)).toEqual(opened.slice(0, 2))
+    const p2 = (await s.as("write", `${path(id)}?include=trades&limit=2&cursor=${encodeURIComponent(p1.nextCursor)}`)).body.data.trades
+    expect(p2.data.map((r: any) => r.openedAt)).toEqual(opened.slice(2))
+    expect(p2.nextCursor).toBeNull()
+    // result and since pick rows (since: opened at or after, an offset accepted).
+    const losses = (await s.as("write", `${path(id)}?include=trades&result=loss`)).body.data.trades.data
+    expect(losses.map((r: any) => r.result)).toEqual(["loss"])
+    const open = (await s.as("write", `${path(id)}?include=trades&result=open`)).body.data.trades.data
+    expect(open.map((r: any) => r.status)).toEqual(["open"])
+    const since = opened[1]!.replace("Z", "+00:00")
+    const recent = (await s.as("write", `${path(id)}?include=trades&since=${encodeURIComponent(since)}`)).body.data.trades.data
+    expect(recent.map((r: any) => r.openedAt)).toEqual(opened.slice(0, 2))
+  })
+
   it("lists the account's bots newest first, filtered by kind, status and venue, paged with cursors", async () => {
     const all = await s.as("write", "/v2/bots")
     expect(all.status).toBe(200)
