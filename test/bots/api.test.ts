@@ -388,3 +388,27 @@ describe("PATCH /v2/bots/{id}", () => {
     expect((await s.as("write", path(id))).body.data).toMatchObject({ status: "ended", name: "Mine", settings: { alerts: true } })
   })
 })
+
+describe("GET /v2/bots/{id}: includes against the per-minute limit", () => {
+  it("refuses includes that would pass the limit with QUOTA_EXCEEDED and charges nothing for them (the read key spends its minute)", async () => {
+    const id = (await s.as("write", "/v2/bots?kind=trader")).body.data[0].id as string
+    let probe = await s.as("read", "/v2/bots?limit=1")
+    // Spending the minute takes well under a second; start with room left in the window so it stays one window.
+    if (Number(probe.headers.get("x-ratelimit-reset")) < 20) {
+      await new Promise((r) => setTimeout(r, (Number(probe.headers.get("x-ratelimit-reset")) + 1) * 1000))
+      probe = await s.as("read", "/v2/bots?limit=1")
+    }
+    for (let left = Number(probe.headers.get("x-ratelimit-remaining")); left > 2; left--) {
+      expect((await s.as("read", "/v2/bots?limit=1")).status).toBe(200)
+    }
+    // Two left: this request counts one, and its two includes do not fit in the one remaining.
+    const refused = await s.as("read", `${path(id)}?include=trades,activity`)
+    expectCode(refused, 429, "QUOTA_EXCEEDED")
+    expect(Number(refused.headers.get("retry-after"))).toBeGreaterThan(0)
+    // The includes were not charged: a plain read still fits, and it is the last of the minute.
+    const last = await s.as("read", path(id))
+    expect(last.status).toBe(200)
+    expect(last.headers.get("x-ratelimit-remaining")).toBe("0")
+    expectCode(await s.as("read", path(id)), 429, "QUOTA_EXCEEDED")
+  }, 40_000)
+})
