@@ -256,6 +256,11 @@ describe("GET /v2/bots and /v2/bots/{id}", () => {
     // The trader bot on alice ended by the duplicate test, and one more ended before.
     expect(ended.body.data).toHaveLength(2)
     expect(ended.body.data.map((b: any) => b.kind)).toContain("trader")
+    // A repeated status is OR-combined: the ended bots and the running ones, nothing else.
+    const running = await s.as("other", "/v2/bots?status=running&limit=200")
+    const either = await s.as("other", "/v2/bots?status=ended&status=running&limit=200")
+    expect(new Set(either.body.data.map((b: any) => b.status))).toEqual(new Set(["ended", "running"]))
+    expect(either.body.data).toHaveLength(ended.body.data.length + running.body.data.length)
     const page1 = await s.as("other", "/v2/bots?limit=5&kind=signal")
     expect(page1.body.data).toHaveLength(5)
     const page2 = await s.as("other", `/v2/bots?limit=5&kind=signal&cursor=${page1.body.nextCursor}`)
