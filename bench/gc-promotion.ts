@@ -12,7 +12,7 @@
 // What it showed (README): a generator function object made per request (`Effect.gen(function* () {…})`
 // inside a per-request function) kept each request's objects alive through the next scavenge, and so did
 // V8's pretenuring of the request path's allocation sites.
-//   node --import tsx bench/gc-promotion.ts [--rate 250] [--seconds 8]
+//   node --import tsx bench/gc-promotion.ts [--rate 250] [--seconds 8] [--only <part of a server's name>] [--service-flags]
 import { spawnSync } from "node:child_process"
 import { createServer } from "node:http"
 import { constants, PerformanceObserver } from "node:perf_hooks"
@@ -20,9 +20,12 @@ import { fileURLToPath } from "node:url"
 import { V8_FLAGS } from "../src/v8-flags.js"
 import { arg, type LoadOptions, runLoad } from "./support/load.js"
 
-type Mode = "bare node:http" | "bare + 100 KB garbage" | "bare + garbage + a generator made per request" | "minimal @effect/platform-node" | "whalewatch door"
+type Mode =
+  | "bare node:http" | "bare + 100 KB garbage" | "bare + garbage + a generator made per request" | "minimal @effect/platform-node"
+  | "whalewatch door" | "whalewatch paper order"
 const MODES: ReadonlyArray<Mode> = [
-  "bare node:http", "bare + 100 KB garbage", "bare + garbage + a generator made per request", "minimal @effect/platform-node", "whalewatch door",
+  "bare node:http", "bare + 100 KB garbage", "bare + garbage + a generator made per request", "minimal @effect/platform-node",
+  "whalewatch door", "whalewatch paper order",
 ]
 const RATE = arg("rate", 250)
 const SECONDS = arg("seconds", 8)
@@ -37,6 +40,7 @@ const KEYS = 400
 const child = async (mode: Mode): Promise<void> => {
   let url: string
   let path = "/x"
+  let idempotencyPrefix: string | undefined
   if (mode.startsWith("bare")) {
     const garbage = mode !== "bare node:http"
     const generator = mode === "bare + garbage + a generator made per request"
@@ -79,18 +83,30 @@ const child = async (mode: Mode): Promise<void> => {
     const { PlacePaperOrderInput } = await import("../src/operations/paper-orders.js")
     const { aPrincipal } = await import("../test/support/memory-keys.js")
     const { startPaperServer } = await import("../test/paper/support.js")
+    const { aListing, aSnapshot } = await import("../test/actors/market-builders.js")
     const doorOnly = operation({
       name: "benchDoorOnly", tool: "bench_door_only", method: "POST", path: "/v2/bench-door-only", scope: "write", status: 201,
       input: PlacePaperOrderInput, output: PaperOrder, headers: { "idempotency-key": "idempotencyKey" },
       run: () => Effect.succeed(ANSWER as typeof PaperOrder.Type),
     })
     const tokens = Object.fromEntries(Array.from({ length: KEYS }, (_, i) => [`k${i}`, aPrincipal({ accountId: `a${i % 20}` })]))
-    url = (await startPaperServer(tokens, { operations: [doorOnly] })).url
-    path = "/v2/bench-door-only"
+    const server = await startPaperServer(tokens, { operations: [doorOnly] })
+    url = server.url
+    if (mode === "whalewatch door") path = "/v2/bench-door-only"
+    else {
+      // The order route itself, keyed, on the market the body names (deep enough never to run dry).
+      path = "/v2/paper-orders"
+      idempotencyPrefix = "gc"
+      server.feed(
+        aListing({ contract: "BM0", t: 1_000 }),
+        aSnapshot({ contract: "BM0", t: 2_000, outcome: "yes", asks: [[0.41, 1e12], [0.42, 1e12]], bids: [[0.39, 1e12]] }),
+      )
+    }
   }
   const options = (rate: number, requests: number): LoadOptions => ({
     connections: 200, requests, seconds: 3_600, rate, path, method: "POST", bodies: [BODY],
     tokens: Array.from({ length: KEYS }, (_, i) => `k${i}`), firstToken: 0,
+    ...(idempotencyPrefix === undefined ? {} : { idempotencyPrefix: `${idempotencyPrefix}-${rate}-${requests}` }),
   })
   await runLoad(url, options(0, 2_000))
   // This thread's own count of scavenges in the window tells its isolate's lines from the workers'.
@@ -143,8 +159,10 @@ if (process.argv.includes("--child") && MODES.includes(mode as Mode)) {
   await child(mode as Mode)
 } else {
   const self = fileURLToPath(import.meta.url)
-  const configs = [{ v8: "node defaults", flags: [] }, { v8: "service (src/v8-flags.ts)", flags: V8_FLAGS }]
-  const rows = configs.flatMap(({ v8, flags }) => MODES.map((m) => {
+  const only = process.argv.includes("--only") ? process.argv[process.argv.indexOf("--only") + 1] ?? "" : ""
+  const configs = [{ v8: "node defaults", flags: [] as ReadonlyArray<string> }, { v8: "service (src/v8-flags.ts)", flags: V8_FLAGS }]
+    .filter((c) => !process.argv.includes("--service-flags") || c.flags.length > 0)
+  const rows = configs.flatMap(({ v8, flags }) => MODES.filter((m) => m.includes(only)).map((m) => {
     const run = spawnSync(process.execPath, [...flags, "--trace-gc-nvp", "--import", "tsx", self, "--child", m, "--rate", String(RATE), "--seconds", String(SECONDS)], {
       encoding: "utf8", maxBuffer: 512 * 1024 * 1024,
     })
