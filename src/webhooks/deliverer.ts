@@ -35,6 +35,7 @@ import { isPublicAddress } from "../operations/webhooks.js"
 import { type AttemptOutcome, type Audience, type DueDelivery, type Interest, type OutboxEvent, WebhookDeliveries } from "../store/webhook-deliveries.js"
 import { type AccountFact, WebhookSink } from "./sink.js"
 import { marketAlertOf } from "../operations/v1-alerts.js"
+import { makeInbox } from "../inbox.js"
 
 export const MAX_ATTEMPTS = 8
 export const FIRST_RETRY_MS = 30_000
@@ -246,7 +247,8 @@ export const makeWebhooksLayer = (options: { readonly pollMs?: number } = {}): L
     WebhookSink,
     Effect.gen(function* () {
       const sql = yield* SqlClient.SqlClient
-      const pending = yield* Queue.unbounded<OutboxEvent>()
+      // An Inbox, not a Queue: every order's event passes through it (src/inbox.ts).
+      const pending = makeInbox<OutboxEvent>()
       const wake = yield* Queue.sliding<void>(1)
       const withSql = Effect.provideService(SqlClient.SqlClient, sql)
 
@@ -265,16 +267,19 @@ export const makeWebhooksLayer = (options: { readonly pollMs?: number } = {}): L
       const intel = yield* PubSub.subscribe(yield* IntelBus)
       yield* Effect.forkScoped(Effect.forever(
         Effect.flatMap(Queue.takeBetween(intel, 1, 4_096), (chunk) =>
-          Queue.offerAll(pending, Array.from(chunk, (event) => outboxEventsOf(event, interest)).flat())),
+          Effect.sync(() => {
+            for (const event of chunk) for (const outbox of outboxEventsOf(event, interest)) pending.offer(outbox)
+          })),
       ))
 
       // The outbox writer: what is waiting, one batch of statements at a time.
       yield* Effect.forkScoped(Effect.forever(
         Effect.gen(function* () {
-          const events = yield* Queue.takeBetween(pending, 1, 1_000)
+          yield* pending.ready
+          const events = pending.take(1_000)
           const now = yield* Clock.currentTimeMillis
           // A store that is briefly away (a restart of PostgreSQL) costs a few retries, not the events.
-          yield* Effect.sandbox(withSql(WebhookDeliveries.enqueue(Array.from(events), now))).pipe(
+          yield* Effect.sandbox(withSql(WebhookDeliveries.enqueue(events, now))).pipe(
             Effect.retry(Schedule.intersect(Schedule.exponential(Duration.millis(200)), Schedule.recurs(5))),
             Effect.catchAll((cause) => Effect.logError("webhook outbox write failed 6 times; events dropped", cause)),
           )
@@ -298,7 +303,7 @@ export const makeWebhooksLayer = (options: { readonly pollMs?: number } = {}): L
 
       return {
         publish: (facts) => {
-          for (const fact of facts) for (const event of accountEventsOf(fact)) Queue.unsafeOffer(pending, event)
+          for (const fact of facts) for (const event of accountEventsOf(fact)) pending.offer(event)
         },
       }
     }),

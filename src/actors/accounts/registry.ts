@@ -27,6 +27,7 @@ import type { MarketInfo } from "../../domain/market-events.js"
 import type { MarketObject } from "../../domain/market-object.js"
 import { PaperStore, type StoredKey, type StoredOrder } from "../../store/paper.js"
 import { holdConnection } from "../../store/held-connection.js"
+import { makeInbox } from "../../inbox.js"
 import { KeyIndex } from "./key-index.js"
 import { webhookSink } from "../../webhooks/sink.js"
 import { MarketBus, Markets, type MarketsService } from "../markets/market-bus.js"
@@ -139,45 +140,21 @@ interface Waiting<I, O> {
  * inputs' order), at most `max` at a time: the group commit. `run` gets the services of the fiber that
  * starts it (a layer's), once, rather than each call providing them.
  *
- * The waiting calls sit in a plain array that the writer takes whole, not in an Effect Queue: a Queue
- * keeps its items in linked nodes, and a node taken off keeps pointing at the next one. Once any node
- * had been promoted to the old generation (an order in flight at a scavenge), every later node, and the
- * order, undo closure and waiting fiber each one holds, was kept alive by the one before it through the
- * next scavenge and promoted in turn, to die in old space and bring the next full GC (7-10 ms pauses in
- * bench/paper.ts's rows) nearer: `node --import tsx bench/gc-promotion.ts --rate 100 --only "paper order"`
- * gave 6.8-7.7 KB promoted an order through the Queue, 3.6-4.2 KB with this and the claims below (the door
- * alone, no order: 3.1 KB).
+ * The calls wait in an Inbox (a plain array), not an Effect Queue, whose linked nodes kept every order
+ * that passed through them alive through the scavenge after it (src/inbox.ts): `node --import tsx
+ * bench/gc-promotion.ts --rate 100 --only "paper order"` gave 6.8-7.7 KB promoted an order through the
+ * Queue, 3.6-4.2 KB with this and the claims' dictionary below (the door alone, no order: 3.1 KB).
  *
  * A call's wait cannot be cut short: once offered, its order is written or refused with the rest of its
  * group, and the call learns which (an aborted request must not take back in memory an order the store
- * then records). When the layer closes, calls still waiting are interrupted (nothing of theirs was
- * written); a group being written is finished first.
+ * then records). The writer takes a group and writes it in one step nothing interrupts. When the layer
+ * closes, calls still waiting are interrupted (nothing of theirs was written); a group being written is
+ * finished first.
  */
 const batched = <I, O, R>(max: number, run: (inputs: ReadonlyArray<I>) => Effect.Effect<ReadonlyArray<O>, never, R>) =>
   Effect.gen(function* () {
-    let waiting: Array<Waiting<I, O>> = []
-    let wake: (() => void) | null = null
+    const inbox = makeInbox<Waiting<I, O>>()
     let closed = false
-    const takeGroup = (): ReadonlyArray<Waiting<I, O>> => {
-      if (waiting.length <= max) {
-        const group = waiting
-        waiting = []
-        return group
-      }
-      return waiting.splice(0, max)
-    }
-    // The writer sleeps until a call arrives, then takes the group itself, where it cannot be interrupted:
-    // a group taken is always written and answered, and calls not taken yet are answered on close.
-    const ready = Effect.async<void>((resume) => {
-      if (waiting.length > 0) return resume(Effect.void)
-      wake = () => {
-        wake = null
-        resume(Effect.void)
-      }
-      return Effect.sync(() => {
-        wake = null
-      })
-    })
     const write = (group: ReadonlyArray<Waiting<I, O>>) =>
       Effect.flatMap(Effect.exit(run(group.map((w) => w.input))), (exit) =>
         Effect.sync(() => {
@@ -190,17 +167,14 @@ const batched = <I, O, R>(max: number, run: (inputs: ReadonlyArray<I>) => Effect
     yield* Effect.addFinalizer(() =>
       Effect.sync(() => {
         closed = true
-        const left = waiting
-        waiting = []
-        for (const w of left) w.answer(Exit.interrupt(FiberId.none))
+        for (const w of inbox.take(inbox.size())) w.answer(Exit.interrupt(FiberId.none))
       }))
-    const writeNext = Effect.suspend(() => (waiting.length === 0 ? Effect.void : write(takeGroup())))
-    yield* Effect.forkScoped(Effect.forever(Effect.zipRight(ready, Effect.uninterruptible(writeNext))))
+    const writeNext = Effect.suspend(() => (inbox.size() === 0 ? Effect.void : write(inbox.take(max))))
+    yield* Effect.forkScoped(Effect.forever(Effect.zipRight(inbox.ready, Effect.uninterruptible(writeNext))))
     return (input: I): Effect.Effect<O> =>
       Effect.async<O>((resume) => {
         if (closed) return resume(Exit.interrupt(FiberId.none))
-        waiting.push({ input, answer: resume })
-        if (wake !== null) wake()
+        inbox.offer({ input, answer: resume })
       }).pipe(Effect.uninterruptible)
   })
 
