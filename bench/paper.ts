@@ -24,7 +24,7 @@
 // on this VM moves by a factor of two from one minute to the next; the summary gives each row's median
 // and worst p99 over the rounds. A paced client keeps its key across rounds (7.5 orders a round).
 //   node --import tsx bench/paper.ts [connections=200] [ordersPerConnection=50] [--rates 100,250,500,1000]
-//     [--seconds 5] [--rounds 1] [--warm-seconds 10] [--keys store|memory] [--cold-keys]
+//     [--seconds 5] [--rounds 1] [--warm-seconds 10] [--keys store|memory] [--cold-keys] [--webhooks]
 // The bench runs with the service's V8 flags (src/v8-flags.ts), as `npm start` does.
 // The crash run of 1,000 orders is the crash test: CRASH_ORDERS=1000 npx vitest run test/paper/crash.test.ts
 import "./support/service-v8.js" // first: the service's V8 flags
@@ -54,6 +54,8 @@ const SECONDS = Number(flag("seconds") ?? 5)
 const ROUNDS = Math.max(1, Number(flag("rounds") ?? 1))
 const KEYS_FROM: "store" | "memory" = flag("keys") === "memory" ? "memory" : "store"
 const COLD_KEYS = process.argv.includes("--cold-keys")
+/** With the webhooks layer under the accounts, as the service runs it (each order is told to its outbox writer). */
+const WEBHOOKS = process.argv.includes("--webhooks")
 /** Seconds of paced orders (and door requests) after the closed-loop warm-up, before anything is measured. */
 const WARM_SECONDS = Number(flag("warm-seconds") ?? 10)
 const WARM_RATE = 250
@@ -93,7 +95,7 @@ const doorOnly = operation({
   input: PlacePaperOrderInput, output: PaperOrder, headers: { "idempotency-key": "idempotencyKey" },
   run: () => Effect.succeed(JSON.parse(BARE_BODY) as PaperOrder),
 })
-const server = await startPaperServer(memoryTokens, { keys: KEYS_FROM, operations: [doorOnly] })
+const server = await startPaperServer(memoryTokens, { keys: KEYS_FROM, operations: [doorOnly], webhooks: WEBHOOKS })
 if (KEYS_FROM === "store") {
   for (let i = 0; i < keyCount; i++) tokens.push(await server.createKey(`bench_${i % ACCOUNTS}`))
 }
@@ -209,7 +211,7 @@ for (let round = 1; round <= ROUNDS; round++) {
 await all("closed", 0, closedOrders)
 
 const backend = process.env["DATABASE_URL"] ? "PostgreSQL (DATABASE_URL)" : "embedded PGlite"
-console.log(`paper orders on ${backend}, keys: ${KEYS_FROM === "store" ? "stored (KeysLive)" : "in memory"}` +
+console.log(`paper orders on ${backend}${WEBHOOKS ? " with the webhooks layer" : ""}, keys: ${KEYS_FROM === "store" ? "stored (KeysLive)" : "in memory"}` +
   `${COLD_KEYS ? ", a cold key per order" : `, paced clients at ${CLIENT_RATE} orders/s each`}, ${ACCOUNTS} accounts, ` +
   `${CONNECTIONS} keep-alive connections; warm-up ${WARM} orders closed loop + ${WARM_SECONDS} s at ${WARM_RATE}/s; ` +
   `open loop ${SECONDS} s per rate; latency ms (target p99 ≤ 5)`)

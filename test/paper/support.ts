@@ -17,7 +17,9 @@ import { CursorKey } from "../../src/operations/paging.js"
 import { getPaperAccount } from "../../src/operations/paper.js"
 import { placePaperOrder } from "../../src/operations/paper-orders.js"
 import { placePaperOrderV1 } from "../../src/operations/v1-aliases.js"
+import { IntelBus } from "../../src/intel/intel-bus.js"
 import { Counters } from "../../src/store/counters.js"
+import { makeWebhooksLayer } from "../../src/webhooks/deliverer.js"
 import { Keys } from "../../src/store/keys.js"
 import { KeysLive } from "../../src/store/keys-live.js"
 import { TestDb } from "../support/db.js"
@@ -46,6 +48,8 @@ export const startPaperServer = async (
     readonly operations?: ReadonlyArray<Operation<any, any, never>>
     /** The accounts layer's options (every start, restarts included). */
     readonly accounts?: AccountsOptions
+    /** With the webhooks layer under the accounts, as the service runs (every order goes to its outbox writer). */
+    readonly webhooks?: boolean
   } = {},
 ): Promise<PaperServer> => {
   const dbRuntime = ManagedRuntime.make(TestDb)
@@ -59,6 +63,7 @@ export const startPaperServer = async (
   const serve = async (): Promise<PaperServer> => {
     const layer = makeHttpServer([placePaperOrder, getPaperAccount, placePaperOrderV1, ...(options.operations ?? [])], { port: 0, host: "127.0.0.1" }).pipe(
       Layer.provideMerge(makeAccountsLayer(options.accounts)),
+      Layer.provide(options.webhooks === true ? makeWebhooksLayer().pipe(Layer.provide(IntelBus.layer)) : Layer.empty),
       Layer.provide([options.keys === "store" ? KeysLive : memoryKeys(tokens), options.counters ?? Counters.memory, Health.layer, CursorKey.layer("paper-cursor-secret")]),
       Layer.provide(shared),
     )
