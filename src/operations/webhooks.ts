@@ -21,6 +21,7 @@ import { NotFound, Validation, quoted } from "../domain/errors.js"
 import { MAX_WEBHOOK_ENDPOINTS, STRICT, UtcTime } from "../domain/limits.js"
 import { isWebhookEventType, WEBHOOK_EVENT_TYPES, WebhookCreateRequest, WebhookEndpoint } from "../domain/webhook.js"
 import { Webhooks } from "../store/webhooks.js"
+import { webhookSink } from "../webhooks/sink.js"
 import { operation } from "./operation.js"
 
 // Addresses -------------------------------------------------------------------------------------
@@ -165,6 +166,11 @@ export type WebhookListed = typeof WebhookListed.Type
 export const WebhookDeleted = Schema.Struct({ id: Schema.String, deleted: Schema.Literal(true) })
   .annotations({ identifier: "WebhookDeleted" })
 
+/** Tells this node's webhooks layer (when it runs) to look up who wants what again, now. */
+const endpointsChanged = Effect.map(webhookSink, (sink) => {
+  if (Option.isSome(sink)) sink.value.endpointsChanged?.()
+})
+
 export const createWebhook = operation({
   name: "createWebhook", tool: "create_webhook", method: "POST", path: "/v1/webhooks", scope: "write", status: 201,
   summary: "Register a webhook endpoint (the secret is shown only in this response)",
@@ -178,6 +184,7 @@ export const createWebhook = operation({
     if (Option.isNone(created)) {
       return yield* new Validation({ error: `at most ${MAX_WEBHOOK_ENDPOINTS} webhook endpoints per account` })
     }
+    yield* endpointsChanged
     const { id, url, secret } = created.value
     return { id, url, events: created.value.events, secret }
   }),
@@ -198,6 +205,7 @@ export const deleteWebhook = operation({
     if (!(yield* Webhooks.remove(ctx.principal.accountId, input.id))) {
       return yield* new NotFound({ error: `No webhook endpoint has id ${quoted(input.id)}` })
     }
+    yield* endpointsChanged
     return { id: input.id, deleted: true as const }
   }),
 })

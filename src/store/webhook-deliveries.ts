@@ -164,19 +164,27 @@ const purge = (before: number): Effect.Effect<void, never, SqlClient.SqlClient> 
 export interface Interest {
   readonly types: ReadonlySet<string>
   readonly followed: ReadonlySet<string>
+  /** Each account with an endpoint: the types its endpoints take ("*": every type). */
+  readonly accounts: ReadonlyMap<string, ReadonlySet<string>>
 }
 
 const interest = (): Effect.Effect<Interest, never, SqlClient.SqlClient> =>
   Effect.gen(function* () {
     const sql = yield* SqlClient.SqlClient
-    const types = yield* sql<{ type: string }>`
-      SELECT DISTINCT t AS type FROM webhook_endpoints,
+    const subscribed = yield* sql<{ account: string; type: string }>`
+      SELECT DISTINCT account_id AS account, t AS type FROM webhook_endpoints,
         unnest(CASE WHEN cardinality(events) = 0 THEN ARRAY['*'] ELSE events END) AS t`
+    const accounts = new Map<string, Set<string>>()
+    for (const r of subscribed) {
+      const types = accounts.get(r.account) ?? new Set<string>()
+      types.add(r.type)
+      accounts.set(r.account, types)
+    }
     const followed = yield* sql<{ trader: string }>`
       SELECT DISTINCT f.trader FROM (${followersOf(sql)}) f
       JOIN webhook_endpoints w ON w.account_id = f.account_id
       WHERE cardinality(w.events) = 0 OR 'trade.followed' = ANY (w.events)`
-    return { types: new Set(types.map((r) => r.type)), followed: new Set(followed.map((r) => r.trader)) }
+    return { types: new Set(subscribed.map((r) => r.type)), followed: new Set(followed.map((r) => r.trader)), accounts }
   }).pipe(Effect.orDie, Effect.withSpan("WebhookDeliveries.interest"))
 
 /** The id a delivery of event `key` to endpoint `endpointId` has (as the statements above compute it). */

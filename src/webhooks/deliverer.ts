@@ -54,7 +54,7 @@ export const retryAt = (now: number, attempts: number): number | null =>
 export const bodyOf = (id: string, type: string, createdAt: number, data: unknown): string =>
   JSON.stringify({ id, type, createdAt: isoOf(createdAt), data })
 
-const EVERYTHING: Interest = { types: new Set(["*"]), followed: new Set() }
+const EVERYTHING: Interest = { types: new Set(["*"]), followed: new Set(), accounts: new Map() }
 const wants = (interest: Interest, type: string): boolean => interest.types.has("*") || interest.types.has(type)
 
 /** One outbox event: its key is `<type>:<id>`, which names it on every endpoint. */
@@ -91,26 +91,44 @@ export const outboxEventsOf = (event: IntelEvent, interest: Interest | null = nu
   }
 }
 
-/** What a paper account's or a bot's fact means for webhooks (market bots' fills are not copies: none). */
-export const accountEventsOf = (fact: AccountFact): ReadonlyArray<OutboxEvent> => {
+/** Whether an endpoint of `accountId` takes `type`; anything while who wants what is not known (null). */
+const accountWants = (interest: Interest | null, accountId: string, type: string): boolean => {
+  if (interest === null) return true
+  const types = interest.accounts.get(accountId)
+  return types !== undefined && (types.has("*") || types.has(type))
+}
+
+/**
+ * What a paper account's or a bot's fact means for webhooks (market bots' fills are not copies: none).
+ * Nothing is built for an account none of whose endpoints takes the event's type (`interest`; most
+ * accounts have no endpoint, and every order is a fact).
+ */
+export const accountEventsOf = (fact: AccountFact, interest: Interest | null = null): ReadonlyArray<OutboxEvent> => {
   if (fact._tag === "BotTradeSaved") {
+    if (!accountWants(interest, fact.accountId, "bot.trade")) return []
     const audience = { _tag: "account", accountId: fact.accountId } as const
     return [eventOf("bot.trade", `${fact.tradeId}:${fact.status}`, audience, fact.at, { bot: fact.bot, trade: fact.row })]
   }
   if (fact._tag === "OrderRecorded") {
     const o = fact.order
     const audience = { _tag: "account", accountId: o.accountId } as const
-    if (o.source === "hand") return [eventOf("paper.order.filled", o.id, audience, o.filledAt, paperOrderOf(o))]
+    if (o.source === "hand") {
+      return accountWants(interest, o.accountId, "paper.order.filled")
+        ? [eventOf("paper.order.filled", o.id, audience, o.filledAt, paperOrderOf(o))]
+        : []
+    }
+    if (!accountWants(interest, o.accountId, "copy.executed")) return []
     const copy = copyExecutionOf(o)
     if (isMarketBot(copy.bot)) return []
     return [eventOf("copy.executed", o.id, audience, o.filledAt, copy)]
   }
   if (fact._tag === "MarketAlertFired") {
     const a = fact.alert
+    if (!accountWants(interest, a.accountId, "market.alert")) return []
     return [eventOf("market.alert", a.id, { _tag: "account", accountId: a.accountId }, a.triggeredAt ?? a.createdAt, marketAlertOf(a))]
   }
   const h = fact.holding
-  if (isMarketBot(h.bot) || h.status !== "settled") return []
+  if (isMarketBot(h.bot) || h.status !== "settled" || !accountWants(interest, fact.accountId, "paper.position.settled")) return []
   const id = `${fact.accountId}:${h.ref}:${h.outcome}:${h.bot === null ? "hand" : `bot:${h.bot.id}`}`
   return [eventOf("paper.position.settled", id, { _tag: "account", accountId: fact.accountId }, h.settledAt ?? h.openedAt, positionOf(h, h.payout))]
 }
@@ -252,15 +270,24 @@ export const makeWebhooksLayer = (options: { readonly pollMs?: number } = {}): L
       const wake = yield* Queue.sliding<void>(1)
       const withSql = Effect.provideService(SqlClient.SqlClient, sql)
 
-      // Who wants what, looked up again every INTEREST_MS (an endpoint or a trader bot made just now may
-      // miss the events of those moments); until the first look, everything is built.
+      // Who wants what, looked up again every INTEREST_MS (an endpoint or a trader bot made just now on
+      // another node may miss the events of those moments); until the first look, everything is built. An
+      // endpoint made or deleted through this node is looked up at once (`endpointsChanged`), and until that
+      // look ends everything is built again; a look that began before the change is not kept.
       let interest: Interest | null = null
-      yield* Effect.forkScoped(Effect.repeat(
-        withSql(WebhookDeliveries.interest()).pipe(
-          Effect.tap((found) => Effect.sync(() => void (interest = found))),
+      let changes = 0
+      const changed = yield* Queue.sliding<void>(1)
+      const lookUp = Effect.suspend(() => {
+        const before = changes
+        return withSql(WebhookDeliveries.interest()).pipe(
+          Effect.tap((found) => Effect.sync(() => {
+            if (changes === before) interest = found
+          })),
           Effect.catchAllDefect((defect) => Effect.logError("webhook interest lookup failed", defect)),
-        ),
-        Schedule.spaced(Duration.millis(INTEREST_MS)),
+        )
+      })
+      yield* Effect.forkScoped(Effect.forever(
+        Effect.zipRight(lookUp, Effect.race(Effect.sleep(Duration.millis(INTEREST_MS)), Queue.take(changed))),
       ))
 
       // The IntelBus, in chunks (every recorded trade passes through it).
@@ -303,7 +330,12 @@ export const makeWebhooksLayer = (options: { readonly pollMs?: number } = {}): L
 
       return {
         publish: (facts) => {
-          for (const fact of facts) for (const event of accountEventsOf(fact)) pending.offer(event)
+          for (const fact of facts) for (const event of accountEventsOf(fact, interest)) pending.offer(event)
+        },
+        endpointsChanged: () => {
+          changes++
+          interest = null
+          Queue.unsafeOffer(changed, undefined)
         },
       }
     }),

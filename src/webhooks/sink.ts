@@ -21,6 +21,11 @@ export type AccountFact =
 
 export interface WebhookSinkService {
   readonly publish: (facts: ReadonlyArray<AccountFact>) => void
+  /**
+   * An endpoint was made or deleted through this node: who wants what is looked up again at once (the
+   * webhooks layer; until then every fact is built). Sinks that build nothing per account leave it out.
+   */
+  readonly endpointsChanged?: () => void
 }
 
 export class WebhookSink extends Context.Tag("whalewatch/WebhookSink")<WebhookSink, WebhookSinkService>() {}

@@ -13,6 +13,7 @@ import { Counters } from "../../src/store/counters.js"
 import { Keys } from "../../src/store/keys.js"
 import { type Answer, call } from "../support/http-client.js"
 import { TestStore } from "../support/db.js"
+import { WebhookSink } from "../../src/webhooks/sink.js"
 
 /** What the fake resolver knows; every other name does not resolve. */
 const DNS: Readonly<Record<string, ReadonlyArray<string>>> = {
@@ -23,6 +24,9 @@ const DNS: Readonly<Record<string, ReadonlyArray<string>>> = {
   "metadata.example.com": ["169.254.169.254"],
 }
 const FakeResolver = Layer.succeed(HostResolver, { lookup: (host) => Effect.succeed(DNS[host] ?? []) })
+/** How often the operations told the webhooks layer that the endpoints changed. */
+let endpointChanges = 0
+const SpySink = Layer.succeed(WebhookSink, { publish: () => {}, endpointsChanged: () => void endpointChanges++ })
 
 const operations = [createWebhook, listWebhooks, deleteWebhook] as const
 const store = ManagedRuntime.make(TestStore)
@@ -36,7 +40,7 @@ interface Server {
 const startServer = async (): Promise<Server> => {
   const context = (await store.runtime()).context
   const layer = makeHttpServer(operations, { port: 0, host: "127.0.0.1" }).pipe(
-    Layer.provide([Counters.memory, Health.layer, CursorKey.layer("test-cursor-secret"), FakeResolver]),
+    Layer.provide([Counters.memory, Health.layer, CursorKey.layer("test-cursor-secret"), FakeResolver, SpySink]),
     Layer.provide(Layer.succeedContext(context)),
   )
   const runtime = ManagedRuntime.make(layer)
@@ -84,6 +88,19 @@ describe("create, list, delete", () => {
     expect((await list(token)).body.data).toHaveLength(1)
     expect((await call(server.url, path, { token, method: "DELETE", rawBody: "" })).status).toBe(200)
     expect((await list(token)).body.data).toHaveLength(0)
+  })
+
+  it("tells this node's webhooks layer when an endpoint is made or deleted, so it looks up who wants what at once; not when refused", async () => {
+    const token = await newKey("wh-changes")
+    const before = endpointChanges
+    const created = await create(token, { url: "https://93.184.216.34/hook", events: ["paper.order.filled"] })
+    expect(created.status).toBe(201)
+    expect(endpointChanges).toBe(before + 1)
+    expect((await create(token, { url: "https://10.0.0.7/hook" })).status).toBe(400)
+    expect((await remove(token, "wh_missing")).status).toBe(404)
+    expect(endpointChanges).toBe(before + 1)
+    expect((await remove(token, created.body.data.id)).status).toBe(200)
+    expect(endpointChanges).toBe(before + 2)
   })
 
   it("creates, lists without the secret, deletes, and lists nothing", async () => {

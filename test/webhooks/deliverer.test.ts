@@ -115,9 +115,9 @@ describe("the outbox", () => {
     expect([...interest.types].sort()).toEqual(["*", "move.detected", "paper.order.filled", "trade.followed"])
     expect([...interest.followed]).toEqual([trade.trader])
     const recorded = { _tag: "TradeRecorded" as const, trade }
-    expect(outboxEventsOf(recorded, { types: new Set(["move.detected"]), followed: new Set() })).toEqual([])
-    expect(outboxEventsOf(recorded, { types: new Set(["trade.whale"]), followed: new Set() }).map((e) => e.type)).toEqual(["trade.whale"])
-    expect(outboxEventsOf(recorded, { types: new Set(["trade.followed"]), followed: new Set([trade.trader as string]) }).map((e) => e.type))
+    expect(outboxEventsOf(recorded, { types: new Set(["move.detected"]), followed: new Set(), accounts: new Map() })).toEqual([])
+    expect(outboxEventsOf(recorded, { types: new Set(["trade.whale"]), followed: new Set(), accounts: new Map() }).map((e) => e.type)).toEqual(["trade.whale"])
+    expect(outboxEventsOf(recorded, { types: new Set(["trade.followed"]), followed: new Set([trade.trader as string]), accounts: new Map() }).map((e) => e.type))
       .toEqual(["trade.followed"])
   })
 
@@ -215,6 +215,13 @@ describe("the outbox", () => {
     expect([...accountEventsOf(opened), ...accountEventsOf(closed)].map((e) => [e.key, e.type, JSON.parse(e.body).data]))
       .toEqual([["bot.trade:b1#1:open", "bot.trade", { bot: { id: "b1", name: "c" }, trade: { status: "open" } }],
         ["bot.trade:b1#1:closed", "bot.trade", { bot: { id: "b1", name: "c" }, trade: { status: "closed" } }]])
+    // Nothing is built for an account none of whose endpoints takes the type.
+    const interest = await run(WebhookDeliveries.interest())
+    expect(accountEventsOf({ _tag: "OrderRecorded", order }, interest).map((e) => e.type)).toEqual(["paper.order.filled"])
+    expect(accountEventsOf({ _tag: "OrderRecorded", order: { ...order, accountId: "wa2" } }, interest)).toEqual([])
+    expect(accountEventsOf({ _tag: "OrderRecorded", order: { ...order, accountId: "nobody" } }, interest)).toEqual([])
+    expect(accountEventsOf({ _tag: "OrderRecorded", order: { ...order, accountId: "wa1" } }, interest).map((e) => e.type)).toEqual(["paper.order.filled"])
+    expect(accountEventsOf({ ...opened, accountId: "wa3" }, interest)).toEqual([])
     await run(WebhookDeliveries.enqueue(events, clock.now()))
     expect((await pending()).map((r) => [r.endpoint_id, r.event_type])).toEqual([[stranger.id, "paper.order.filled"]])
     answers.set(stranger.url, 204)
@@ -236,6 +243,36 @@ describe("the send-time address check", () => {
 })
 
 describe("the webhooks layer", () => {
+  it("builds an account's events once an endpoint made through this node is known, without waiting for the next look", async () => {
+    const layer = makeWebhooksLayer({ pollMs: 50 }).pipe(Layer.provideMerge(IntelBus.layer))
+    const runtime = ManagedRuntime.make(layer.pipe(
+      Layer.provide(Layer.succeedContext((await db.runtime()).context)),
+      Layer.provide(Layer.succeed(WebhookTransport, transport)),
+    ))
+    try {
+      const sink = await runtime.runPromise(WebhookSink)
+      // The first look (at start) has found no endpoint of this account.
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      await sql((s) => s`INSERT INTO accounts (id, name, subscription_active) VALUES ('wa_new', 'new', true) RETURNING id`)
+      const fresh = await endpoint("wa_new", "https://new.example.com/hook", ["paper.order.filled"])
+      sink.endpointsChanged?.()
+      posts.length = 0
+      sink.publish([{ _tag: "OrderRecorded", order: {
+        id: "po_fresh", accountId: "wa_new", seq: 1, idempotencyKey: null, requestHash: null, market: "venue_b:WEBHOOK-1",
+        marketObject: { ref: "venue_b:WEBHOOK-1", contract: "venue_b:WEBHOOK-1", title: "Market", venue: "venue_b", category: null, kind: null },
+        outcome: "Yes", action: "buy", contracts: 1, avgPrice: 0.4, cost: 0.4, fee: 0, unfilled: 0, filledAt: clock.now(),
+        profit: null, source: "hand", botId: null, botName: null, botFillId: null,
+      } }])
+      // Well inside the 2 s between looks.
+      const deadline = Date.now() + 1_500
+      while (!posts.some((p) => p.url === fresh.url) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20))
+      expect(posts.filter((p) => p.url === fresh.url).map((p) => JSON.parse(p.body).data.id)).toEqual(["po_fresh"])
+    } finally {
+      await runtime.dispose()
+    }
+  })
+
+
   it("follows the IntelBus and the accounts' sink into the outbox and sends at once", async () => {
     const layer = makeWebhooksLayer({ pollMs: 50 }).pipe(Layer.provideMerge(IntelBus.layer))
     const runtime = ManagedRuntime.make(layer.pipe(
