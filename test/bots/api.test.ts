@@ -1,7 +1,7 @@
 // POST/GET/PATCH/DELETE /v2/bots end to end through the HTTP door: every VALIDATION / NOT_FOUND /
 // SCOPE_REQUIRED case of the per-operation tables, limits at their edges, includes charged, paging.
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { aListing, aSettlement } from "../actors/market-builders.js"
+import { aListing, aSettlement, aSnapshot } from "../actors/market-builders.js"
 import { aBookedMarket, aMove, MIN, T0 } from "./builders.js"
 import { startBotsServer, type BotsServer } from "./server.js"
 
@@ -115,6 +115,32 @@ describe("POST /v2/bots", () => {
     const spaced = await post({ trigger: { market: "venue_a:E1a", outcome: " yes ", rule: { buyBelow: 0.01 } } }, "other")
     expect(spaced.status, JSON.stringify(spaced.body)).toBe(201)
     expect(spaced.body.data.settings.market.outcome).toBe("Yes")
+  })
+
+  it("a market bot on venue_b's named outcomes: trigger.outcome by name (any case) or no, settings say Yes or No, and its buy fills that outcome's book", async () => {
+    const venue = "venue_b" as const
+    s.feed(
+      aListing({ venue, contract: "NB1", t: T0, title: "Lakers vs. Celtics", outcomes: ["tokL", "tokC"], names: ["Lakers", "Celtics"] }),
+      aSnapshot({ venue, contract: "NB1", t: T0, outcome: "tokL", bids: [[0.58, 10_000]], asks: [[0.6, 10_000]] }),
+      aSnapshot({ venue, contract: "NB1", t: T0, outcome: "tokC", bids: [[0.38, 10_000]], asks: [[0.4, 10_000]] }),
+    )
+    await new Promise((r) => setTimeout(r, 50))
+    expectCode(await post({ trigger: { market: "venue_b:NB1", outcome: "Knicks", rule: {} } }, "fresh"), 400, "VALIDATION")
+    const celtics = await post({ trigger: { market: "venue_b:NB1", outcome: "CELTICS", rule: {} }, sizing: { usd: 40 } }, "fresh")
+    expect(celtics.status, JSON.stringify(celtics.body)).toBe(201)
+    expect(celtics.body.data).toMatchObject({
+      kind: "market", name: "Lakers vs. Celtics", venues: ["venue_b"], record: { trades: 1, open: 1 },
+      settings: { market: { ref: "venue_b:NB1", outcome: "No" } },
+    })
+    const trade = (await s.as("fresh", `${path(celtics.body.data.id)}?include=trades`)).body.data.trades.data[0]
+    // Walked on Celtics' asks (0.40), not Lakers' (0.60): 40 USD buys about 100 contracts, before the fee.
+    expect(trade).toMatchObject({ outcome: "Celtics", status: "open" })
+    expect(trade.entryPrice).toBeGreaterThanOrEqual(0.4)
+    expect(trade.entryPrice).toBeLessThan(0.45)
+    const no = await post({ trigger: { market: "venue_b:NB1", outcome: "no", rule: { buyBelow: 0.01 } } }, "fresh")
+    expect(no.body.data.settings.market.outcome).toBe("No")
+    const lakers = await post({ trigger: { market: "venue_b:NB1", outcome: " lakers ", rule: { buyBelow: 0.01 } } }, "fresh")
+    expect(lakers.body.data.settings.market.outcome).toBe("Yes")
   })
 
   it("a market bot with no buy trigger buys at once; its trade shows with include=trades", async () => {
