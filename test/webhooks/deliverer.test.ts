@@ -243,12 +243,16 @@ describe("the send-time address check", () => {
 })
 
 describe("the webhooks layer", () => {
-  it("builds an account's events once an endpoint made through this node is known, without waiting for the next look", async () => {
-    const layer = makeWebhooksLayer({ pollMs: 50 }).pipe(Layer.provideMerge(IntelBus.layer))
-    const runtime = ManagedRuntime.make(layer.pipe(
+  /** The webhooks layer over the IntelBus, this file's store and its transport. */
+  const webhooksRuntime = async () =>
+    ManagedRuntime.make(makeWebhooksLayer({ pollMs: 50 }).pipe(
+      Layer.provideMerge(IntelBus.layer),
       Layer.provide(Layer.succeedContext((await db.runtime()).context)),
       Layer.provide(Layer.succeed(WebhookTransport, transport)),
     ))
+
+  it("builds an account's events once an endpoint made through this node is known, without waiting for the next look", async () => {
+    const runtime = await webhooksRuntime()
     try {
       const sink = await runtime.runPromise(WebhookSink)
       // The first look (at start) has found no endpoint of this account.
@@ -272,13 +276,8 @@ describe("the webhooks layer", () => {
     }
   })
 
-
   it("follows the IntelBus and the accounts' sink into the outbox and sends at once", async () => {
-    const layer = makeWebhooksLayer({ pollMs: 50 }).pipe(Layer.provideMerge(IntelBus.layer))
-    const runtime = ManagedRuntime.make(layer.pipe(
-      Layer.provide(Layer.succeedContext((await db.runtime()).context)),
-      Layer.provide(Layer.succeed(WebhookTransport, transport)),
-    ))
+    const runtime = await webhooksRuntime()
     try {
       answers.set(all.url, 200)
       posts.length = 0
