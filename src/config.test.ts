@@ -31,6 +31,27 @@ describe("AppConfig", () => {
     expect(refused({ SIM_SEED: "4294967296" })).toContain("SIM_SEED must be a whole number")
   })
 
+  it("PAPER_LEASE_SECONDS: 10 by default, 1 to 300", () => {
+    const lease = (env: Record<string, string>) => {
+      const config = read(env)
+      return Either.isRight(config) ? config.right.leaseSeconds : null
+    }
+    expect(lease({})).toBe(10)
+    expect(lease({ PAPER_LEASE_SECONDS: "1" })).toBe(1)
+    expect(lease({ PAPER_LEASE_SECONDS: "300" })).toBe(300)
+    for (const bad of ["0", "301", "", "1.5", "-1"]) {
+      expect(refused({ PAPER_LEASE_SECONDS: bad })).toContain("PAPER_LEASE_SECONDS must be an integer from 1 to 300")
+    }
+  })
+
+  it("NODE_ID: 1 to 200 characters; NODE_URL: an http(s) URL", () => {
+    const config = read({ NODE_ID: "a".repeat(200), NODE_URL: "http://10.0.0.2:8080" })
+    expect(Either.isRight(config) && config.right.nodeId._tag).toBe("Some")
+    expect(refused({ NODE_ID: "a".repeat(201) })).toContain("NODE_ID must be 1 to 200 characters")
+    expect(refused({ NODE_ID: "" })).toContain("NODE_ID must be 1 to 200 characters")
+    expect(refused({ NODE_URL: "10.0.0.2:8080" })).toContain("NODE_URL must be a URL starting with http:// or https://")
+  })
+
   it("refuses an empty value, hex, exponents, signs, fractions and blanks instead of reading a number", () => {
     for (const bad of ["", "0x10", "1e1", "-1", "+5", "1.5", " 8", "8 ", "abc"]) {
       expect(refused({ PORT: bad })).toContain("PORT must be a TCP port")

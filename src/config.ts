@@ -51,6 +51,21 @@ export const AppConfig = Config.all({
   /** Base `ws://host:port` of the venues; unset = run the built-in simulator in-process on SIM_PORT. */
   venuesUrl: url("VENUES_URL", ["ws", "wss"]),
   historyDays: wholeNumber("HISTORY_DAYS", 30, 365, "HISTORY_DAYS must be an integer from 0 to 365"),
+  /**
+   * This node's name in the paper lease (DATABASE_URL only); unset = `<hostname>:<PORT>`, so a node
+   * restarted with the same settings takes its lease back at once.
+   */
+  nodeId: Config.option(Config.string("NODE_ID").pipe(
+    Config.validate({ message: "NODE_ID must be 1 to 200 characters", validation: (s) => s.length >= 1 && s.length <= 200 }),
+  )),
+  /** Where the other nodes reach this one's doors; unset = the address the server listens on. */
+  nodeUrl: url("NODE_URL", ["http", "https"]),
+  /** How long the paper lease lasts unrenewed (renewed every third of it): how soon another node takes over. */
+  leaseSeconds: Config.string("PAPER_LEASE_SECONDS").pipe(
+    Config.validate({ message: "PAPER_LEASE_SECONDS must be an integer from 1 to 300", validation: (s) => isWholeNumberText(s, 300) && Number(s) >= 1 }),
+    Config.map(Number),
+    Config.withDefault(10),
+  ),
 })
 export type AppConfig = Config.Config.Success<typeof AppConfig>
 

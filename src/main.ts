@@ -2,6 +2,7 @@
 // migrations, the one-time demo key, then the HTTP server until SIGINT/SIGTERM. Holds no logic; the
 // command runner (src/command.ts) reports a failure to start as one line, never a stack trace.
 import { SqlClient } from "@effect/sql"
+import { hostname } from "node:os"
 import { pathToFileURL } from "node:url"
 import { Console, DateTime, Effect, Layer, Logger, LogLevel, Option } from "effect"
 import { runCommand } from "./command.js"
@@ -19,6 +20,8 @@ import { IntelBus, OrderedFeed } from "./intel/intel-bus.js"
 import { Fanout } from "./sse/fanout.js"
 import { StreamDoorLive } from "./sse/door.js"
 import { makeMcpDoor } from "./mcp/door.js"
+import { makeNodeDoor } from "./http/node-door.js"
+import { leasedPaperActors, PaperLease } from "./nodes/paper-lease.js"
 import { WebhooksLive } from "./webhooks/deliverer.js"
 import { IntelLive } from "./intel/live.js"
 import { Health } from "./operations/health.js"
@@ -70,8 +73,11 @@ const HttpLive = Layer.unwrapEffect(
   Effect.map(AppConfig, (config) => {
     const listen = Option.match(config.host, { onNone: () => ({ port: config.port }), onSome: (host) => ({ port: config.port, host }) })
     const where = Option.isNone(config.host) ? " (every interface: set HOST=127.0.0.1 to keep it on this machine)" : ""
-    return Layer.effectDiscard(Effect.flatMap(serverUrl, (url) => Effect.logInfo(`whalewatch listening on ${url}${where}`))).pipe(
-      Layer.provideMerge(makeHttpServer(registry, listen, Layer.merge(StreamDoorLive, makeMcpDoor(registry)))),
+    // The paper lease (DATABASE_URL) learns where the other nodes reach this one once it listens.
+    const announce = (url: string) =>
+      Effect.flatMap(Effect.serviceOption(PaperLease), Option.match({ onNone: () => Effect.void, onSome: (lease) => lease.announce(url) }))
+    return Layer.effectDiscard(Effect.flatMap(serverUrl, (url) => Effect.zipRight(Effect.logInfo(`whalewatch listening on ${url}${where}`), announce(url)))).pipe(
+      Layer.provideMerge(makeHttpServer(registry, listen, Layer.mergeAll(StreamDoorLive, makeMcpDoor(registry), makeNodeDoor(registry)))),
     )
   }),
 )
@@ -83,16 +89,34 @@ const HttpLive = Layer.unwrapEffect(
  */
 const IngestLive = IntelLive.pipe(Layer.provideMerge(FeedsLive), Layer.provideMerge(MarketsLive))
 
-/** The paper accounts with the webhooks (outbox and sender), which both the accounts and the bots tell what happened. */
-const AccountsWithWebhooksLive = AccountsLive.pipe(Layer.provideMerge(WebhooksLive))
+/** The paper accounts and the actors that act on them (bots, market alerts, exit rules). */
+// BotsLive records trader and signal bot fills on the paper accounts (the accounts layer is memoised: one instance).
+const PaperActorsLive = Layer.mergeAll(
+  AccountsLive,
+  BotsLive.pipe(Layer.provide(AccountsLive)),
+  MarketAlertsLive.pipe(Layer.provide(AccountsLive)),
+  ExitRulesLive.pipe(Layer.provide(AccountsLive)),
+)
+
+/**
+ * On one PostgreSQL shared by nodes (DATABASE_URL), the paper actors run on the holder of the paper lease
+ * only (src/nodes/paper-lease.ts, which also gives the PaperOwner and PaperLease the doors look for); the
+ * embedded store has one node by construction (its lock), which runs them. The webhooks (outbox and
+ * sender), which the actors tell what happened, run on every node.
+ */
+const PaperLive = Layer.unwrapEffect(Effect.map(AppConfig, (config) =>
+  isEmbedded(config)
+    ? PaperActorsLive
+    : leasedPaperActors(PaperActorsLive, {
+      // PORT=0 (a port drawn at each start) cannot tell two nodes on one host apart: the process then.
+      nodeId: Option.getOrElse(config.nodeId, () => (config.port === 0 ? `${hostname()}:pid${process.pid}` : `${hostname()}:${config.port}`)),
+      ttlMs: config.leaseSeconds * 1_000,
+      ...Option.match(config.nodeUrl, { onNone: () => ({}), onSome: (url) => ({ url }) }),
+    }))).pipe(Layer.provideMerge(WebhooksLive))
 
 /** What the operations read and command: paper accounts, bots, backtest history, the stream's fan-out. */
-// BotsLive records trader and signal bot fills on the paper accounts (the accounts layer is memoised: one instance).
 const ServicesLive = Layer.mergeAll(
-  AccountsWithWebhooksLive,
-  BotsLive.pipe(Layer.provide(AccountsWithWebhooksLive)),
-  MarketAlertsLive.pipe(Layer.provide(AccountsWithWebhooksLive)),
-  ExitRulesLive.pipe(Layer.provide(AccountsWithWebhooksLive)),
+  PaperLive,
   BacktestHistoryLive,
   Fanout.live,
 ).pipe(

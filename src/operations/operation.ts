@@ -136,7 +136,7 @@ export const alsoAt = <I, O, R>(op: Operation<I, O, R>, alias: { readonly name: 
 })
 
 /** A REST route whose MCP tool another record is (its v1 path: `alsoAt`). */
-export const restOnly = <I, O, R>(op: Operation<I, O, R>): Operation<I, O, R> => ({ ...op, mcp: false })
+export const restOnly = <Op extends AnyOperation>(op: Op): Op => ({ ...op, mcp: false })
 
 /**
  * A Struct of `fields` that rejects unknown keys. An empty Struct decodes as "any non-null value"

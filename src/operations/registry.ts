@@ -1,6 +1,11 @@
 // Every documented operation, once. Adding an operation = one file in src/operations + one line here;
 // the HTTP door (and later MCP) serves exactly this list.
-import { type AnyOperation, restOnly } from "./operation.js"
+import type { Accounts } from "../actors/accounts/registry.js"
+import type { MarketAlerts } from "../actors/alerts/market-alerts.js"
+import type { Bots } from "../actors/bots/bots-live.js"
+import type { ExitRules } from "../actors/exits/exit-rules.js"
+import { type AnyOperation, type Operation, restOnly } from "./operation.js"
+import { owned } from "./owned.js"
 import { createBot, deleteBot, getBot, listBots, updateBot } from "./bots.js"
 import { createWebhook, deleteWebhook, listWebhooks } from "./webhooks.js"
 import { listTrades } from "./trades.js"
@@ -35,13 +40,13 @@ export const registry = [
   listMoves,
   listMarketsOperation,
   restOnly(getMarket),
-  restOnly(placePaperOrder),
-  getPaperAccount,
-  createBot,
-  listBots,
-  getBot,
-  updateBot,
-  deleteBot,
+  restOnly(owned(placePaperOrder)),
+  owned(getPaperAccount),
+  owned(createBot),
+  owned(listBots),
+  owned(getBot),
+  owned(updateBot),
+  owned(deleteBot),
   runBacktest,
   restOnly(listTraders),
   restOnly(getTrader),
@@ -62,21 +67,32 @@ export const registry = [
   deleteStrategy,
   setFollow,
   listFollows,
-  setMarketAlert,
+  owned(setMarketAlert),
   getMarketAlerts,
-  deleteMarketAlert,
+  owned(deleteMarketAlert),
   getAlerts,
-  setExitRule,
-  listExitRules,
-  deleteExitRule,
-  getPortfolio,
-  setAutopilot,
+  owned(setExitRule),
+  owned(listExitRules),
+  owned(deleteExitRule),
+  owned(getPortfolio),
+  owned(setAutopilot),
   getMarketV1,
   listTradersV1,
   getTraderV1,
-  placePaperOrderV1,
+  owned(placePaperOrderV1),
   placeOrder,
   sellPosition,
 ] as const satisfies ReadonlyArray<AnyOperation>
 
 export type Registry = typeof registry
+
+/** The actors only the holder of the paper lease runs (src/nodes/paper-lease.ts). */
+export type PaperActors = Accounts | Bots | ExitRules | MarketAlerts
+
+/** The records that need a paper actor but are not `owned`: they would run on a node without them. */
+type Unowned<Op> = Op extends Operation<any, any, infer R>
+  ? [Extract<R, PaperActors>] extends [never] ? never : Op extends { readonly owner: "paper" } ? never : Op
+  : never
+/** Fails to compile, naming the record, when an operation that needs a paper actor is not `owned`. */
+type EveryActorOperationIsOwned<T extends never> = T
+export type RegistryCheck = EveryActorOperationIsOwned<Unowned<Registry[number]>>

@@ -19,6 +19,7 @@ import priceBars from "./0015_price_bars.js"
 import botFillOutbox from "./0016_bot_fill_outbox.js"
 import keyChanges from "./0017_key_changes.js"
 import paperOrderKeys from "./0018_paper_order_keys.js"
+import nodeLeases from "./0019_node_leases.js"
 
 /** Every migration by id, in order. */
 export const migrations = {
@@ -40,6 +41,7 @@ export const migrations = {
   "0016_bot_fill_outbox": botFillOutbox,
   "0017_key_changes": keyChanges,
   "0018_paper_order_keys": paperOrderKeys,
+  "0019_node_leases": nodeLeases,
 }
 
 export const loader = Migrator.fromRecord(migrations)

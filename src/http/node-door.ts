@@ -1,0 +1,96 @@
+// The node door: POST /internal/operations/<name>, where the holder of the paper lease runs the `owned`
+// operations other nodes send it (src/nodes/paper-lease.ts forwards them). It is a door for nodes, not
+// users: a call is taken only with the signature of the nodes' shared secret, carries the caller the
+// sending node authenticated (that node counted the request), and is answered in the wire's shapes
+// (src/nodes/wire.ts), never the user envelope. An HttpApi-level middleware, like the MCP door.
+//
+// - Not the holder (any more): `not-holder`, and nothing runs.
+// - The operation's extra charges (includes) are made by the sending node: a charge past what it has
+//   paid answers `charge` with the units needed, and the call runs again when they are paid. An
+//   operation charges before it changes anything, so the run that answered `charge` changed nothing.
+import { HttpApiBuilder, HttpServerRequest, HttpServerResponse, type HttpApp, type HttpRouter } from "@effect/platform"
+import { Cause, Effect, Exit, type Layer, Option, Schema } from "effect"
+import { API_ERRORS, Internal, isApiError, NotFound, Unauthorized } from "../domain/errors.js"
+import { nodeSecret, PaperLease } from "../nodes/paper-lease.js"
+import { ForwardRequest, type ForwardAnswer, NODE_ROUTE, SIGNATURE_HEADER, signedBy } from "../nodes/wire.js"
+import { type AnyOperation, inputSchema, type OperationContext, type OperationsContext } from "../operations/operation.js"
+import { isOwned } from "../operations/owned.js"
+import type { Settings } from "../store/settings.js"
+import { errorResponse } from "./envelope.js"
+
+/** An operation charged past what the sending node paid: `units` in all. */
+class ChargeNeeded {
+  constructor(readonly units: number) {}
+}
+
+const encodeError = Schema.encodeSync(Schema.Union(...API_ERRORS))
+const decodeRequest = Schema.decodeUnknown(Schema.parseJson(ForwardRequest))
+
+const answer = (body: ForwardAnswer) => HttpServerResponse.unsafeJson(body)
+
+export const nodeMiddleware = <Ops extends ReadonlyArray<AnyOperation>>(operations: Ops) =>
+  Effect.gen(function* () {
+    const found = yield* Effect.serviceOption(PaperLease)
+    if (Option.isNone(found)) return (app: HttpApp.Default): HttpApp.Default<never, HttpRouter.HttpRouter.Provided> => app
+    const lease = found.value
+    const secret = yield* nodeSecret
+    // The operations' services, as the MCP door takes them: a middleware's requests run in the server's context.
+    const services = yield* Effect.context<OperationsContext<Ops>>()
+    const byName = new Map(operations.filter(isOwned).map((op) => [op.name, op] as const))
+
+    const serve = (request: HttpServerRequest.HttpServerRequest) => Effect.gen(function* () {
+      const text = yield* request.text.pipe(Effect.orElseSucceed(() => ""))
+      const signature = request.headers[SIGNATURE_HEADER]
+      if (signature === undefined || !signedBy(secret, text, signature)) {
+        return errorResponse(new Unauthorized({ error: "Only the service's own nodes may call /internal routes" }))
+      }
+      const name = decodeURIComponent(request.url.slice(NODE_ROUTE.length).split("?")[0] ?? "")
+      const op = byName.get(name)
+      if (op === undefined) return errorResponse(new NotFound({ error: `No forwarded operation is named ${name}` }))
+      if (!lease.holds()) return answer({ outcome: "not-holder" })
+      const call = yield* decodeRequest(text).pipe(Effect.orDie)
+      const input = yield* Schema.decodeUnknown(inputSchema(op.input))(call.input).pipe(Effect.orDie)
+      const headers: Array<readonly [string, string]> = []
+      let charged = 0
+      const ctx: OperationContext = {
+        principal: call.principal,
+        charge: (units) => Effect.suspend(() => {
+          if (units <= 0) return Effect.void
+          if (charged + units > call.prepaid) return Effect.die(new ChargeNeeded(charged + units))
+          charged += units
+          return Effect.void
+        }),
+        setHeader: (header, value) => Effect.sync(() => void headers.push([header.toLowerCase(), value])),
+      }
+      const exit = yield* Effect.exit(Effect.provide(op.local(input, ctx), services))
+      if (Exit.isSuccess(exit)) {
+        return answer({ outcome: "done", output: yield* Schema.encode(op.output)(exit.value).pipe(Effect.orDie), headers })
+      }
+      const failure = Cause.failureOption(exit.cause)
+      if (Option.isSome(failure) && isApiError(failure.value)) return answer({ outcome: "failed", error: encodeError(failure.value), headers })
+      const defect = Option.getOrUndefined(Cause.dieOption(exit.cause))
+      if (defect instanceof ChargeNeeded) return answer({ outcome: "charge", units: defect.units })
+      return yield* Effect.failCause(exit.cause)
+    }).pipe(
+      Effect.catchAllCause((cause) => {
+        if (Cause.isInterruptedOnly(cause)) return Effect.interrupt
+        return Effect.as(
+          Effect.logError(`${request.method} ${request.url} failed`, cause),
+          answer({ outcome: "failed", error: encodeError(new Internal({ error: "Internal error" })), headers: [] }),
+        )
+      }),
+    )
+
+    return (app: HttpApp.Default): HttpApp.Default<never, HttpRouter.HttpRouter.Provided> =>
+      Effect.flatMap(HttpServerRequest.HttpServerRequest, (request) =>
+        request.method === "POST" && request.url.startsWith(NODE_ROUTE) ? serve(request) : app)
+  })
+
+/**
+ * The door as a layer for `makeHttpServer(ops, listen, doors)`. It serves only where a PaperLease is
+ * (`serve` with DATABASE_URL); elsewhere every request passes through.
+ */
+export const makeNodeDoor = <Ops extends ReadonlyArray<AnyOperation>>(
+  operations: Ops,
+): Layer.Layer<never, never, Settings | OperationsContext<Ops>> =>
+  HttpApiBuilder.middleware(nodeMiddleware(operations))

@@ -1,0 +1,245 @@
+// The paper lease: among nodes on one PostgreSQL, exactly one runs the paper accounts and bots (and the
+// exit rules and market alerts that sell and fire on them), ARCHITECTURE's "each bot and account actor is
+// owned by exactly one node at a time". It is a row of `node_leases` (src/store/leases.ts):
+//
+// - At start a node takes the lease if nobody holds it, it has expired, or the node held it under the
+//   same NODE_ID (a restart takes it back at once). The holder builds the actors (restoring every bot and
+//   account from the store) before its doors open, and renews the lease every third of its time.
+// - Every other node builds no actors; its `owned` operations (src/operations/owned.ts) are sent to the
+//   holder (`forward`) and answered with the holder's answer, headers included. Each such node tries to
+//   take the lease every third of its time, and when it has expired (the holder died, or lost the store),
+//   takes it and builds the actors: from then on it is the holder.
+// - A holder that cannot renew stops holding two thirds of the way through its lease, before any other
+//   node can take it: it forwards from then on and closes its actors (their finalizers store what they
+//   hold), and tries to take the lease again like any other node. One that finds the lease taken does the
+//   same at once. Shutting down gives the lease up, so another node takes it at its next try.
+//
+// The services the operations see (Accounts, Bots, ExitRules, MarketAlerts) are stand-ins that pass each
+// use to the actors while this node holds the lease; an operation reaching them on another node is a
+// wiring bug (every one that needs them is `owned`, which the registry checks at compile time).
+import { SqlClient } from "@effect/sql"
+import { Clock, Context, Duration, Effect, Exit, Layer, Option, Queue, Schema, Scope } from "effect"
+import { Accounts } from "../actors/accounts/registry.js"
+import { MarketAlerts } from "../actors/alerts/market-alerts.js"
+import { Bots } from "../actors/bots/bots-live.js"
+import { ExitRules } from "../actors/exits/exit-rules.js"
+import { API_ERRORS, type ApiError, UpstreamFailed } from "../domain/errors.js"
+import { Principal } from "../domain/principal.js"
+import type { Operation, OperationContext } from "../operations/operation.js"
+import { PaperOwner, type PaperOwnerService } from "../operations/owned.js"
+import type { PaperActors } from "../operations/registry.js"
+import { Leases } from "../store/leases.js"
+import { Settings } from "../store/settings.js"
+import { ForwardAnswer, NODE_ROUTE, SIGNATURE_HEADER, sign } from "./wire.js"
+
+export const PAPER_LEASE = "paper"
+
+export interface PaperLeaseOptions {
+  readonly nodeId: string
+  /** How long the lease lasts unrenewed. */
+  readonly ttlMs: number
+  /** Where the other nodes send operations; when unset, what `announce` gives once the server listens. */
+  readonly url?: string
+}
+
+export interface PaperLeaseService {
+  readonly nodeId: string
+  /** This node's address once its server listens (ignored when the options named one). */
+  readonly announce: (url: string) => Effect.Effect<void>
+  readonly holds: () => boolean
+}
+
+export class PaperLease extends Context.Tag("whalewatch/PaperLease")<PaperLease, PaperLeaseService>() {}
+
+/** The nodes' shared secret that signs forwarded calls. */
+export const nodeSecret: Effect.Effect<Uint8Array, never, Settings> = Effect.map(Settings.secret("nodes"), (hex) => Buffer.from(hex, "hex"))
+
+/**
+ * An object that passes every property read to the service `current()` gives: the same object to the
+ * operations for the node's whole life, whatever actors stand behind it now.
+ */
+const standIn = <S extends object>(name: string, current: () => S | undefined): S =>
+  new Proxy({} as S, {
+    get: (_target, property) => {
+      const service = current()
+      if (service !== undefined) return Reflect.get(service, property)
+      // Probes that look for optional protocols (a thenable, Effect's symbols) find nothing.
+      if (typeof property === "symbol" || property === "then") return undefined
+      throw new Error(`${name}: the paper actors run on the node that holds the paper lease, not this one`)
+    },
+  })
+
+const decodeError = Schema.decodeUnknown(Schema.Union(...API_ERRORS))
+const decodeAnswer = Schema.decodeUnknown(Schema.parseJson(ForwardAnswer))
+
+type Post =
+  | { readonly _tag: "Answer"; readonly answer: ForwardAnswer }
+  /** The holder's address refused the connection: nothing was sent. */
+  | { readonly _tag: "Refused" }
+  /** Sent, but no usable answer came back: the call may or may not have run. */
+  | { readonly _tag: "Lost"; readonly detail: string }
+
+const post = (url: string, name: string, body: string, signature: string): Effect.Effect<Post> =>
+  Effect.promise(async (): Promise<Post> => {
+    try {
+      const response = await fetch(`${url}${NODE_ROUTE}${encodeURIComponent(name)}`, {
+        method: "POST",
+        headers: { "content-type": "application/json", [SIGNATURE_HEADER]: signature },
+        body,
+        signal: AbortSignal.timeout(60_000),
+      })
+      const text = await response.text()
+      if (response.status !== 200) return { _tag: "Lost", detail: `HTTP ${response.status}: ${text.slice(0, 200)}` }
+      return { _tag: "Answer", answer: await Effect.runPromise(decodeAnswer(text)) }
+    } catch (error) {
+      const code = (error as { cause?: { code?: unknown } }).cause?.code
+      return code === "ECONNREFUSED" ? { _tag: "Refused" } : { _tag: "Lost", detail: String(error) }
+    }
+  })
+
+/**
+ * The paper actors (`actors`, built only while this node holds the lease) behind stand-ins, with the
+ * PaperOwner the `owned` operations ask, and the lease itself.
+ */
+export const leasedPaperActors = <E, RIn>(
+  actors: Layer.Layer<PaperActors, E, RIn>,
+  options: PaperLeaseOptions,
+): Layer.Layer<PaperActors | PaperOwner | PaperLease, never, RIn | SqlClient.SqlClient | Settings> =>
+  Layer.scopedContext(Effect.gen(function* () {
+    const outer = yield* Effect.context<RIn | SqlClient.SqlClient>()
+    const secret = yield* nodeSecret
+    const inStore = <A>(effect: Effect.Effect<A, unknown, SqlClient.SqlClient>) => Effect.provide(effect, outer)
+    const ttl = options.ttlMs
+    let url: string | null = options.url ?? null
+    /** The epoch this node holds the lease at, per its last take or renewal. */
+    let epoch: number | null = null
+    /** When the last renewal that succeeded was sent (the Clock's ms). */
+    let renewedAt = 0
+    let running: { readonly context: Context.Context<PaperActors>; readonly scope: Scope.CloseableScope } | null = null
+    const holds = () => running !== null && epoch !== null
+    const changes = yield* Effect.makeSemaphore(1)
+
+    const promote = changes.withPermits(1)(Effect.gen(function* () {
+      if (running !== null || epoch === null) return
+      const scope = yield* Scope.make()
+      const built = yield* Layer.buildWithScope(actors, scope).pipe(Effect.provide(outer), Effect.exit)
+      if (Exit.isFailure(built)) {
+        yield* Scope.close(scope, Exit.void)
+        yield* Effect.logError("paper lease: the paper actors failed to start; giving the lease up", built.cause)
+        const held = epoch
+        epoch = null
+        yield* inStore(Leases.release({ name: PAPER_LEASE, nodeId: options.nodeId, epoch: held })).pipe(Effect.ignore)
+        return
+      }
+      running = { context: built.value, scope }
+      yield* Effect.logInfo(`paper lease: node ${options.nodeId} holds it (epoch ${epoch}); the paper accounts and bots run here`)
+    }))
+
+    /** Stops holding: forwards from now on, then closes the actors (they store what they hold). */
+    const demote = (why: string) => changes.withPermits(1)(Effect.gen(function* () {
+      const was = running
+      running = null
+      epoch = null
+      if (was === null) return
+      yield* Effect.logWarning(`paper lease: node ${options.nodeId} stops holding it (${why}); the paper actors stop here`)
+      yield* Scope.close(was.scope, Exit.void)
+    }))
+
+    const take = Effect.gen(function* () {
+      const sentAt = yield* Clock.currentTimeMillis
+      const taken = yield* inStore(Leases.acquire({ name: PAPER_LEASE, nodeId: options.nodeId, url, ttlMs: ttl })).pipe(
+        Effect.catchAllCause((cause) => Effect.as(Effect.logWarning("paper lease: could not ask the store for the lease", cause), null)),
+      )
+      if (taken === null) return
+      epoch = taken
+      renewedAt = sentAt
+      yield* promote
+    })
+
+    const renew = Effect.gen(function* () {
+      const held = epoch
+      if (held === null) return
+      const sentAt = yield* Clock.currentTimeMillis
+      const renewed = yield* inStore(Leases.renew({
+        name: PAPER_LEASE, nodeId: options.nodeId, epoch: held, ttlMs: ttl, ...(url === null ? {} : { url }),
+      })).pipe(Effect.map(Option.some), Effect.catchAllCause((cause) => Effect.as(Effect.logWarning("paper lease: renewal failed", cause), Option.none<boolean>())))
+      if (Option.isSome(renewed) && renewed.value) {
+        renewedAt = sentAt
+        return
+      }
+      if (Option.isSome(renewed)) return yield* demote("another node took the lease")
+      const now = yield* Clock.currentTimeMillis
+      if (now - renewedAt >= (ttl * 2) / 3) yield* demote("the store did not confirm it for two thirds of its time")
+    })
+
+    const tick = Effect.suspend(() => (epoch === null ? take : Effect.zipRight(renew, running === null ? promote : Effect.void)))
+    yield* take
+    const announced = yield* Queue.sliding<string>(1)
+    yield* Effect.forkScoped(Effect.forever(Effect.zipRight(
+      Effect.raceFirst(Effect.sleep(Duration.millis(ttl / 3)), Effect.flatMap(Queue.take(announced), (at) => Effect.sync(() => void (url = at)))),
+      tick,
+    )))
+    yield* Effect.addFinalizer(() => Effect.gen(function* () {
+      const held = epoch
+      yield* demote("shutting down")
+      if (held !== null) yield* inStore(Leases.release({ name: PAPER_LEASE, nodeId: options.nodeId, epoch: held })).pipe(Effect.ignore)
+    }))
+
+    const forward: PaperOwnerService["forward"] = <I, O>(op: Operation<I, O, any>, input: I, ctx: OperationContext, local: Effect.Effect<O, ApiError>) =>
+      Effect.gen(function* () {
+        const encodedInput = yield* Schema.encode(op.input)(input).pipe(Effect.orDie)
+        const principal = Schema.encodeSync(Principal)(ctx.principal)
+        const deadline = (yield* Clock.currentTimeMillis) + ttl + 2_000
+        let prepaid = 0
+        let last = "no node holds the lease"
+        for (;;) {
+          if (holds()) return yield* local
+          const holder = yield* inStore(Leases.holder(PAPER_LEASE)).pipe(Effect.orElseSucceed(() => null))
+          if (holder !== null && holder.live && holder.url !== null && holder.nodeId !== options.nodeId) {
+            const body = JSON.stringify({ principal, input: encodedInput, prepaid })
+            const sent = yield* post(holder.url, op.name, body, sign(secret, body))
+            if (sent._tag === "Answer") {
+              const answer = sent.answer
+              if (answer.outcome === "done" || answer.outcome === "failed") {
+                for (const [name, value] of answer.headers) yield* ctx.setHeader(name, value)
+                if (answer.outcome === "done") return yield* Schema.decodeUnknown(op.output)(answer.output).pipe(Effect.orDie)
+                return yield* Effect.flatMap(decodeError(answer.error).pipe(Effect.orDie), Effect.fail)
+              }
+              if (answer.outcome === "charge") {
+                yield* ctx.charge(answer.units - prepaid)
+                prepaid = answer.units
+                continue
+              }
+              last = `node ${holder.nodeId} no longer holds the lease`
+            } else if (sent._tag === "Lost" && op.method !== "GET") {
+              return yield* new UpstreamFailed({
+                error: `The node that holds the paper accounts (${holder.nodeId}) did not answer, so this request may or may not have been carried out; ` +
+                  "send it again with the same Idempotency-Key, or read the account or bot to see",
+              })
+            } else {
+              last = `node ${holder.nodeId} did not answer at ${holder.url}`
+            }
+          } else if (holder !== null && holder.live && holder.url === null) {
+            last = `node ${holder.nodeId} holds the lease but has not opened its doors yet`
+          }
+          if ((yield* Clock.currentTimeMillis) > deadline) {
+            return yield* new UpstreamFailed({ error: `The paper accounts are unavailable: ${last}; retry shortly` })
+          }
+          yield* Effect.sleep(Duration.millis(100))
+        }
+      })
+
+    const actorsNow = <S extends object>(tag: Context.Tag<any, S>) => () => (running === null ? undefined : Context.get(running.context, tag as never) as S)
+    return Context.empty().pipe(
+      Context.add(Accounts, standIn("Accounts", actorsNow(Accounts))),
+      Context.add(Bots, standIn("Bots", actorsNow(Bots))),
+      Context.add(ExitRules, standIn("ExitRules", actorsNow(ExitRules))),
+      Context.add(MarketAlerts, standIn("MarketAlerts", actorsNow(MarketAlerts))),
+      Context.add(PaperOwner, { holds, forward }),
+      Context.add(PaperLease, {
+        nodeId: options.nodeId,
+        holds,
+        announce: (at) => (options.url !== undefined ? Effect.void : Queue.offer(announced, at).pipe(Effect.asVoid)),
+      }),
+    )
+  }))

@@ -1,0 +1,61 @@
+// Leases of named roles among nodes on one PostgreSQL (migration 0019). Plain functions over SqlClient.
+// Every time is the database's own `now()`, so nodes whose clocks disagree still agree on who holds a
+// lease; a holder keeps it by renewing before `ttlMs` runs out, and anyone may take it once it has.
+import { SqlClient } from "@effect/sql"
+import { Effect } from "effect"
+
+export interface LeaseHolder {
+  readonly nodeId: string
+  /** Where the holder takes forwarded operations; null until its server listens. */
+  readonly url: string | null
+  readonly epoch: number
+  /** False once `expires_at` has passed: nobody holds it until a node takes it. */
+  readonly live: boolean
+}
+
+/**
+ * Takes `name` for `nodeId` when nobody holds it, it has expired, or `nodeId` held it already (a node
+ * restarted under the same id takes its lease back at once). The epoch grows at each take; the epoch
+ * taken, or null when another node holds it.
+ */
+const acquire = (input: { readonly name: string; readonly nodeId: string; readonly url: string | null; readonly ttlMs: number }) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<{ epoch: number | string }>`
+      INSERT INTO node_leases (name, node_id, url, epoch, expires_at)
+      VALUES (${input.name}, ${input.nodeId}, ${input.url}, 1, now() + ${input.ttlMs} * interval '1 millisecond')
+      ON CONFLICT (name) DO UPDATE
+        SET node_id = EXCLUDED.node_id, url = EXCLUDED.url, epoch = node_leases.epoch + 1, expires_at = EXCLUDED.expires_at
+        WHERE node_leases.expires_at <= now() OR node_leases.node_id = EXCLUDED.node_id
+      RETURNING epoch`.pipe(Effect.map((rows) => (rows[0] === undefined ? null : Number(rows[0].epoch)))))
+
+/**
+ * Extends the lease held at `epoch` by `ttlMs` from now (and sets its url when given); false when this
+ * node no longer holds it at that epoch (another took it after it expired).
+ */
+const renew = (input: { readonly name: string; readonly nodeId: string; readonly epoch: number; readonly ttlMs: number; readonly url?: string }) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<{ epoch: number | string }>`
+      UPDATE node_leases SET expires_at = now() + ${input.ttlMs} * interval '1 millisecond',
+        url = ${input.url === undefined ? sql`url` : sql`${input.url}`}
+      WHERE name = ${input.name} AND node_id = ${input.nodeId} AND epoch = ${input.epoch}
+      RETURNING epoch`.pipe(Effect.map((rows) => rows.length > 0)))
+
+/** Gives the lease up (it expires now), when still held at `epoch`: another node may take it at once. */
+const release = (input: { readonly name: string; readonly nodeId: string; readonly epoch: number }) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql`
+      UPDATE node_leases SET expires_at = now()
+      WHERE name = ${input.name} AND node_id = ${input.nodeId} AND epoch = ${input.epoch}`.pipe(Effect.asVoid))
+
+/** Who holds `name` (live or expired), or null when nobody ever took it. */
+const holder = (name: string) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<{ node_id: string; url: string | null; epoch: number | string; live: boolean }>`
+      SELECT node_id, url, epoch, expires_at > now() AS live FROM node_leases WHERE name = ${name}`.pipe(
+      Effect.map((rows): LeaseHolder | null => {
+        const row = rows[0]
+        return row === undefined ? null : { nodeId: row.node_id, url: row.url, epoch: Number(row.epoch), live: row.live }
+      }),
+    ))
+
+export const Leases = { acquire, renew, release, holder }

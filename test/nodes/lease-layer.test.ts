@@ -1,0 +1,119 @@
+// The paper lease's layer in one process (two "nodes" on one store): the holder builds the actors, the
+// other does not and its stand-ins refuse use; a holder that shuts down gives the lease to the other at
+// its next try; a holder whose lease another took stops its actors; forwarding with no reachable holder
+// ends in UPSTREAM_FAILED, and becomes a local run once this node holds the lease.
+import { SqlClient } from "@effect/sql"
+import { Context, Effect, Exit, Layer, ManagedRuntime, Schema, Scope } from "effect"
+import { afterAll, describe, expect, it } from "vitest"
+import { Accounts } from "../../src/actors/accounts/registry.js"
+import { MarketAlerts } from "../../src/actors/alerts/market-alerts.js"
+import { Bots } from "../../src/actors/bots/bots-live.js"
+import { ExitRules } from "../../src/actors/exits/exit-rules.js"
+import { leasedPaperActors, PAPER_LEASE } from "../../src/nodes/paper-lease.js"
+import { operation } from "../../src/operations/operation.js"
+import { PaperOwner } from "../../src/operations/owned.js"
+import type { PaperActors } from "../../src/operations/registry.js"
+import { Leases } from "../../src/store/leases.js"
+import { TestStore } from "../support/db.js"
+import { aPrincipal } from "../support/memory-keys.js"
+
+const db = ManagedRuntime.make(TestStore)
+afterAll(() => db.dispose())
+
+const TTL = 600
+
+/** Fake actors that count how often they were built and closed. */
+const fakeActors = (counts: { built: number; closed: number }) =>
+  Layer.scopedContext(Effect.gen(function* () {
+    counts.built++
+    yield* Effect.addFinalizer(() => Effect.sync(() => void counts.closed++))
+    const fake = <S>(name: string) => ({ name }) as unknown as S
+    return Context.empty().pipe(
+      Context.add(Accounts, fake<Accounts["Type"]>("accounts")),
+      Context.add(Bots, fake<Bots["Type"]>("bots")),
+      Context.add(ExitRules, fake<ExitRules["Type"]>("exits")),
+      Context.add(MarketAlerts, fake<MarketAlerts["Type"]>("alerts")),
+    ) as Context.Context<PaperActors>
+  }))
+
+interface Node {
+  readonly counts: { built: number; closed: number }
+  readonly context: Context.Context<PaperActors | PaperOwner>
+  readonly close: () => Promise<void>
+}
+
+const startNode = async (nodeId: string): Promise<Node> => {
+  const counts = { built: 0, closed: 0 }
+  const scope = await db.runPromise(Scope.make())
+  const context = await db.runPromise(Layer.buildWithScope(leasedPaperActors(fakeActors(counts), { nodeId, ttlMs: TTL }), scope))
+  return { counts, context, close: () => db.runPromise(Scope.close(scope, Exit.void)) }
+}
+
+const holds = (node: Node) => Context.get(node.context, PaperOwner).holds()
+const botsName = (node: Node) => (Context.get(node.context, Bots) as unknown as { name: string }).name
+const waitUntil = async (what: string, ok: () => boolean, ms: number) => {
+  const deadline = performance.now() + ms
+  while (!ok()) {
+    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((r) => setTimeout(r, 20))
+  }
+}
+
+const ping = operation({
+  name: "ping", tool: "ping", method: "POST", path: "/v2/ping", scope: "write",
+  input: Schema.Struct({}), output: Schema.String, run: () => Effect.succeed("remote"),
+})
+const ctx = { principal: aPrincipal(), charge: () => Effect.void, setHeader: () => Effect.void }
+
+// The lease's row is shared by every test here (one "paper" lease per store): each test ends with it given up.
+describe("leasedPaperActors", () => {
+  it("the first node holds and runs the actors; the second builds none and its stand-ins refuse; closing the first hands over", async () => {
+    const a = await startNode(`a-${process.pid}`)
+    const b = await startNode(`b-${process.pid}`)
+    expect(holds(a)).toBe(true)
+    expect(a.counts.built).toBe(1)
+    expect(botsName(a)).toBe("bots")
+    expect(holds(b)).toBe(false)
+    expect(b.counts.built).toBe(0)
+    expect(() => botsName(b)).toThrow(/node that holds the paper lease/)
+    const handedAt = performance.now()
+    await a.close()
+    expect(a.counts.closed).toBe(1)
+    // Given up on close: the other takes it at its next try (a third of the lease), not when it would expire.
+    await waitUntil("b to hold the lease", () => holds(b), TTL)
+    expect(performance.now() - handedAt).toBeLessThan(TTL)
+    expect(b.counts.built).toBe(1)
+    expect(botsName(b)).toBe("bots")
+    await b.close()
+  })
+
+  it("a holder whose lease another node took stops its actors and forwards", async () => {
+    const a = await startNode(`a2-${process.pid}`)
+    expect(holds(a)).toBe(true)
+    await db.runPromise(Effect.flatMap(SqlClient.SqlClient, (sql) =>
+      sql`UPDATE node_leases SET node_id = 'thief', epoch = epoch + 1, expires_at = now() + interval '1 hour' WHERE name = ${PAPER_LEASE}`))
+    await waitUntil("a to stop holding", () => !holds(a), TTL)
+    expect(a.counts.closed).toBe(1)
+    expect(() => botsName(a)).toThrow(/node that holds the paper lease/)
+    await a.close()
+    await db.runPromise(Effect.flatMap(SqlClient.SqlClient, (sql) => sql`UPDATE node_leases SET expires_at = now() WHERE name = ${PAPER_LEASE}`))
+  })
+
+  it("forwarding: UPSTREAM_FAILED while the holder has no address; run here once this node holds the lease", async () => {
+    // Another node holds the lease and has not opened its doors (no url).
+    const held = await db.runPromise(Leases.acquire({ name: PAPER_LEASE, nodeId: "elsewhere", url: null, ttlMs: 60_000 }))
+    expect(held).not.toBeNull()
+    const b = await startNode(`b3-${process.pid}`)
+    expect(holds(b)).toBe(false)
+    const owner = Context.get(b.context, PaperOwner)
+    const failed = await db.runPromise(Effect.flip(owner.forward(ping, {}, ctx, Effect.succeed("local"))))
+    expect(failed._tag).toBe("UPSTREAM_FAILED")
+    expect(failed.error).toContain("has not opened its doors")
+    // The holder gives the lease up: the waiting call runs here once b has taken it.
+    const running = db.runPromise(owner.forward(ping, {}, ctx, Effect.succeed("local")))
+    await db.runPromise(Leases.release({ name: PAPER_LEASE, nodeId: "elsewhere", epoch: held as number }))
+    expect(await running).toBe("local")
+    expect(holds(b)).toBe(true)
+    await b.close()
+  })
+})
