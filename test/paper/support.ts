@@ -15,6 +15,7 @@ import { Health } from "../../src/operations/health.js"
 import type { Operation } from "../../src/operations/operation.js"
 import { CursorKey } from "../../src/operations/paging.js"
 import { getPaperAccount } from "../../src/operations/paper.js"
+import { owned } from "../../src/operations/owned.js"
 import { placePaperOrder } from "../../src/operations/paper-orders.js"
 import { placePaperOrderV1 } from "../../src/operations/v1-aliases.js"
 import { IntelBus } from "../../src/intel/intel-bus.js"
@@ -61,7 +62,8 @@ export const startPaperServer = async (
   let current: ManagedRuntime.ManagedRuntime<unknown, unknown> | undefined
 
   const serve = async (): Promise<PaperServer> => {
-    const layer = makeHttpServer([placePaperOrder, getPaperAccount, placePaperOrderV1, ...(options.operations ?? [])], { port: 0, host: "127.0.0.1" }).pipe(
+    // The records as the registry serves them (`owned`: with no lease here, they run in this process).
+    const layer = makeHttpServer([owned(placePaperOrder), owned(getPaperAccount), owned(placePaperOrderV1), ...(options.operations ?? [])], { port: 0, host: "127.0.0.1" }).pipe(
       Layer.provideMerge(makeAccountsLayer(options.accounts)),
       Layer.provide(options.webhooks === true ? makeWebhooksLayer().pipe(Layer.provide(IntelBus.layer)) : Layer.empty),
       Layer.provide([options.keys === "store" ? KeysLive : memoryKeys(tokens), options.counters ?? Counters.memory, Health.layer, CursorKey.layer("paper-cursor-secret")]),

@@ -1,0 +1,89 @@
+// Two nodes on one PostgreSQL and the paper lease: what forwarding costs a paper order, and how long a
+// failover takes. Starts a `whalewatch sim` and two `serve` nodes (a holds the lease, b forwards to it),
+// then sends keyed paper orders open loop at --rate per second for --seconds to each node in turn, and
+// prints p50/p99/max of each; then kills a with SIGKILL and sends one order a second to b until one is
+// placed, printing how long that took (b waits for the lease to expire, takes it, restores, answers).
+//
+//   DATABASE_URL=postgres://postgres@127.0.0.1:5432/test node --import tsx bench/nodes.ts [--rate 100] [--seconds 10] [--lease 10]
+import { performance } from "node:perf_hooks"
+import { startCluster } from "../test/support/nodes.js"
+import { waitFor } from "../test/support/service.js"
+import { arg, type LoadOptions, runLoad, summary } from "./support/load.js"
+
+const databaseUrl = process.env["DATABASE_URL"]
+if (databaseUrl === undefined || databaseUrl === "") {
+  console.error("bench/nodes.ts needs DATABASE_URL (two nodes cannot share the embedded store)")
+  process.exit(2)
+}
+const rate = arg("rate", 100)
+const seconds = arg("seconds", 10)
+const lease = arg("lease", 10)
+// 120 requests a minute per key: enough keys (each its own account) for each round at the rate, and a
+// fresh set per round (a key's minute is shared), plus a few for the failover.
+const ROUNDS = 4
+const perRound = Math.ceil((rate * seconds) / 100) + 2
+const keys = perRound * ROUNDS + 5
+
+// The simulator's control API (test/support/sim-control.ts asserts with vitest, which a bench cannot load).
+const openMarket = async (sim: string): Promise<string> => {
+  const list = ((await (await fetch(`${sim}/control/markets`)).json()) as { data: Array<{ ref: string; venue: string; status: string; event: unknown }> }).data
+  const found = list.find((c) => c.venue === "venue_a" && c.status === "open" && c.event === null)
+  if (found === undefined) throw new Error("the simulator has no open venue_a market")
+  // Deep Yes asks at 0.50, so every order fills in full whatever the simulator does meanwhile.
+  const deepened = await fetch(`${sim}/control/markets/${encodeURIComponent(found.ref)}/book`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ outcome: "yes", bids: [{ price: 0.49, size: 1_000_000 }], asks: [{ price: 0.5, size: 1_000_000 }] }),
+  })
+  if (deepened.status !== 200) throw new Error(`deepening the book failed: ${deepened.status}`)
+  return found.ref
+}
+
+const cluster = await startCluster(databaseUrl, "a", { PAPER_LEASE_SECONDS: String(lease) }, keys)
+try {
+  await cluster.start("b")
+  const market = { ref: await openMarket(cluster.sim) }
+  const body = JSON.stringify({ market: market.ref, outcome: "yes", action: "buy", usd: 5 })
+  await waitFor("the market on both nodes", async () => {
+    const answers = await Promise.all(["a", "b"].map((id) =>
+      fetch(`${cluster.node(id).url}/v2/markets/${encodeURIComponent(market.ref)}`, { headers: { authorization: `Bearer ${cluster.token}` } })))
+    return answers.every((r) => r.status === 200) ? true : undefined
+  }, 30_000)
+
+  const rows = []
+  let round = 0
+  for (const [id, label] of [["a", "a (holder, local)"], ["b", "b (forwards to a)"], ["a", "a (holder, local)"], ["b", "b (forwards to a)"]] as const) {
+    const options: LoadOptions = {
+      connections: 20, requests: rate * seconds, seconds, rate, path: "/v2/paper-orders", method: "POST",
+      bodies: [body], tokens: cluster.tokens.slice(round * perRound, (round + 1) * perRound), idempotencyPrefix: `nodes-${round++}`,
+    }
+    const result = await runLoad(cluster.node(id).url, options)
+    rows.push(summary(`POST /v2/paper-orders via ${label}`, options, result))
+  }
+  console.table(rows)
+
+  await cluster.stop("a", "SIGKILL")
+  const killedAt = performance.now()
+  let tries = 0
+  const answers: Array<number> = []
+  for (;;) {
+    tries++
+    const response = await fetch(`${cluster.node("b").url}/v2/paper-orders`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${cluster.tokens[ROUNDS * perRound + (tries % 5)]}`, "content-type": "application/json", "idempotency-key": `failover-${tries}` },
+      body,
+    })
+    await response.arrayBuffer()
+    answers.push(response.status)
+    if (response.status === 201) break
+    if (performance.now() - killedAt > (lease + 30) * 1_000) throw new Error(`no order placed on b ${lease + 30} s after the kill (last ${response.status})`)
+    await new Promise((r) => setTimeout(r, 1_000))
+  }
+  const holder = await cluster.holder()
+  console.log(
+    `failover: kill -9 of a, first order placed via b after ${((performance.now() - killedAt) / 1_000).toFixed(2)} s ` +
+    `(answers ${answers.join(", ")}; PAPER_LEASE_SECONDS=${lease}); the lease is now ${holder?.nodeId}'s at epoch ${holder?.epoch}`,
+  )
+} finally {
+  await cluster.close()
+}
