@@ -81,8 +81,13 @@ type Post =
   /** Sent, but no usable answer came back: the call may or may not have run. */
   | { readonly _tag: "Lost"; readonly detail: string }
 
-/** Kept-alive connections to the holder (node:http: about a millisecond less a call than fetch here). */
-const agents = { http: new http.Agent({ keepAlive: true }), https: new https.Agent({ keepAlive: true }) }
+/**
+ * Kept-alive connections to the holder (node:http: about a millisecond less a call than fetch here). One
+ * idle for 2 s is closed here, before the holder's server closes it (Node's default keep-alive timeout,
+ * 5 s): a call is never sent on a connection the holder is closing, which would fail it without an answer.
+ */
+const IDLE_MS = 2_000
+const agents = { http: new http.Agent({ keepAlive: true, timeout: IDLE_MS }), https: new https.Agent({ keepAlive: true, timeout: IDLE_MS }) }
 
 const post = (url: string, name: string, body: string, signature: string): Effect.Effect<Post> =>
   Effect.async<Post>((resume) => {
