@@ -5,28 +5,18 @@
 // and the answers after the restart replay the acknowledged ones unchanged.
 // CRASH_ORDERS sets the burst (default 200 here; `bench/paper.ts` runs 1,000).
 import { type ChildProcess, spawn } from "node:child_process"
-import { createServer } from "node:net"
 import { join } from "node:path"
-import pg from "pg"
 import { Effect, Layer } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
 import { Keys } from "../../src/store/keys.js"
 import { KeysLive } from "../../src/store/keys-live.js"
 import { dbLayerOn } from "../../src/store/db.js"
 import { databaseUrl, freshDataDir, hostTestDataDir, rmDataDir } from "../support/db.js"
+import { adminQuery, freePort } from "../support/nodes.js"
 
 const root = join(import.meta.dirname, "..", "..")
 const ORDERS = Number(process.env["CRASH_ORDERS"] ?? 200)
 const KEYS = Math.ceil((ORDERS * 3) / 100) + 2 // 120 requests a minute per key; resends and retries too
-
-const freePort = () =>
-  new Promise<number>((resolve) => {
-    const s = createServer()
-    s.listen(0, "127.0.0.1", () => {
-      const port = (s.address() as { port: number }).port
-      s.close(() => resolve(port))
-    })
-  })
 
 interface Child {
   readonly process: ChildProcess
@@ -105,15 +95,6 @@ const withStore = <A>(f: Effect.Effect<A, never, Keys>): Promise<A> => {
   return Effect.runPromise(f.pipe(Effect.provide(Layer.orDie(layer)), Effect.scoped))
 }
 
-const adminQuery = async (url: string, text: string) => {
-  const client = new pg.Client({ connectionString: url })
-  await client.connect()
-  try {
-    return await client.query(text)
-  } finally {
-    await client.end()
-  }
-}
 
 beforeAll(async () => {
   dataDir = freshDataDir("paper-crash")

@@ -41,7 +41,8 @@ const stopChild = async (child: Child | undefined, signal: NodeJS.Signals) => {
   await exited
 }
 
-const adminQuery = async (url: string, text: string) => {
+/** One statement on its own connection (schemas, reading rows behind the service's back). */
+export const adminQuery = async (url: string, text: string) => {
   const client = new pg.Client({ connectionString: url })
   await client.connect()
   try {
