@@ -25,6 +25,7 @@ import { Accounts } from "../actors/accounts/registry.js"
 import { MarketAlerts } from "../actors/alerts/market-alerts.js"
 import { Bots } from "../actors/bots/bots-live.js"
 import { ExitRules } from "../actors/exits/exit-rules.js"
+import { WriteFence, type WriteFenceService } from "../actors/write-fence.js"
 import { API_ERRORS, type ApiError, UpstreamFailed } from "../domain/errors.js"
 import { Principal } from "../domain/principal.js"
 import type { Operation, OperationContext } from "../operations/operation.js"
@@ -141,10 +142,22 @@ export const leasedPaperActors = <E, RIn>(
     const holds = () => running !== null && epoch !== null
     const changes = yield* Effect.makeSemaphore(1)
 
+    /**
+     * The actors write only while the lease is surely this node's: taken or renewed less than two thirds
+     * of its time ago (by this node's Clock, from when the renewal was sent), the same bound at which the
+     * keeper stops holding. A node frozen past it refuses the writes it had queued until the keeper has run.
+     */
+    const fence: WriteFenceService = {
+      check: Effect.flatMap(Clock.currentTimeMillis, (now) =>
+        epoch !== null && now - renewedAt < (ttl * 2) / 3
+          ? Effect.void
+          : Effect.dieMessage(`paper lease: node ${options.nodeId} may no longer write the paper actors (the lease is not surely its own)`)),
+    }
+
     const promote = changes.withPermits(1)(Effect.gen(function* () {
       if (running !== null || epoch === null) return
       const scope = yield* Scope.make()
-      const built = yield* Layer.buildWithScope(actors, scope).pipe(Effect.provide(outer), Effect.exit)
+      const built = yield* Layer.buildWithScope(actors, scope).pipe(Effect.provide(Context.add(outer, WriteFence, fence)), Effect.exit)
       if (Exit.isFailure(built)) {
         yield* Scope.close(scope, Exit.void)
         yield* Effect.logError("paper lease: the paper actors failed to start; giving the lease up", built.cause)

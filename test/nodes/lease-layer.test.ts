@@ -9,6 +9,7 @@ import { Accounts } from "../../src/actors/accounts/registry.js"
 import { MarketAlerts } from "../../src/actors/alerts/market-alerts.js"
 import { Bots } from "../../src/actors/bots/bots-live.js"
 import { ExitRules } from "../../src/actors/exits/exit-rules.js"
+import { writeFence } from "../../src/actors/write-fence.js"
 import { leasedPaperActors, PAPER_LEASE } from "../../src/nodes/paper-lease.js"
 import { operation } from "../../src/operations/operation.js"
 import { PaperOwner } from "../../src/operations/owned.js"
@@ -22,10 +23,18 @@ afterAll(() => db.dispose())
 
 const TTL = 600
 
-/** Fake actors that count how often they were built and closed. */
-const fakeActors = (counts: { built: number; closed: number }) =>
+interface Counts {
+  built: number
+  closed: number
+  /** The write fence the actors were built with. */
+  fence?: Effect.Effect<void>
+}
+
+/** Fake actors that count how often they were built and closed, and keep their write fence. */
+const fakeActors = (counts: Counts) =>
   Layer.scopedContext(Effect.gen(function* () {
     counts.built++
+    counts.fence = yield* writeFence
     yield* Effect.addFinalizer(() => Effect.sync(() => void counts.closed++))
     const fake = <S>(name: string) => ({ name }) as unknown as S
     return Context.empty().pipe(
@@ -37,13 +46,13 @@ const fakeActors = (counts: { built: number; closed: number }) =>
   }))
 
 interface Node {
-  readonly counts: { built: number; closed: number }
+  readonly counts: Counts
   readonly context: Context.Context<PaperActors | PaperOwner>
   readonly close: () => Promise<void>
 }
 
 const startNode = async (nodeId: string): Promise<Node> => {
-  const counts = { built: 0, closed: 0 }
+  const counts: Counts = { built: 0, closed: 0 }
   const scope = await db.runPromise(Scope.make())
   const context = await db.runPromise(Layer.buildWithScope(leasedPaperActors(fakeActors(counts), { nodeId, ttlMs: TTL }), scope))
   return { counts, context, close: () => db.runPromise(Scope.close(scope, Exit.void)) }
@@ -85,6 +94,21 @@ describe("leasedPaperActors", () => {
     expect(b.counts.built).toBe(1)
     expect(botsName(b)).toBe("bots")
     await b.close()
+  })
+
+  it("a holder frozen past two thirds of its lease refuses the actors' writes until it has renewed", async () => {
+    const a = await startNode(`a4-${process.pid}`)
+    const fence = a.counts.fence as Effect.Effect<void>
+    expect(await db.runPromise(Effect.exit(fence))).toEqual(Exit.void)
+    // Frozen (no timer runs) for longer than two thirds of the lease but less than all of it.
+    const until = performance.now() + (TTL * 3) / 4
+    while (performance.now() < until) { /* frozen */ }
+    const refused = await db.runPromise(Effect.exit(fence))
+    expect(Exit.isFailure(refused)).toBe(true)
+    // The lease had not run out, so the keeper renews it and the actors may write again.
+    await waitUntil("a renewal", () => Exit.isSuccess(Effect.runSyncExit(fence)), TTL)
+    expect(holds(a)).toBe(true)
+    await a.close()
   })
 
   it("a holder whose lease another node took stops its actors and forwards", async () => {

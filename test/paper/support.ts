@@ -23,6 +23,7 @@ import { Counters } from "../../src/store/counters.js"
 import { makeWebhooksLayer } from "../../src/webhooks/deliverer.js"
 import { Keys } from "../../src/store/keys.js"
 import { KeysLive } from "../../src/store/keys-live.js"
+import { WriteFence, type WriteFenceService } from "../../src/actors/write-fence.js"
 import { TestDb } from "../support/db.js"
 import { memoryKeys } from "../support/memory-keys.js"
 
@@ -51,6 +52,8 @@ export const startPaperServer = async (
     readonly accounts?: AccountsOptions
     /** With the webhooks layer under the accounts, as the service runs (every order goes to its outbox writer). */
     readonly webhooks?: boolean
+    /** The accounts' write fence, as the paper lease gives it (none: no check). */
+    readonly fence?: WriteFenceService
   } = {},
 ): Promise<PaperServer> => {
   const dbRuntime = ManagedRuntime.make(TestDb)
@@ -65,6 +68,7 @@ export const startPaperServer = async (
     // The records as the registry serves them (`owned`: with no lease here, they run in this process).
     const layer = makeHttpServer([owned(placePaperOrder), owned(getPaperAccount), owned(placePaperOrderV1), ...(options.operations ?? [])], { port: 0, host: "127.0.0.1" }).pipe(
       Layer.provideMerge(makeAccountsLayer(options.accounts)),
+      Layer.provide(options.fence === undefined ? Layer.empty : Layer.succeed(WriteFence, options.fence)),
       Layer.provide(options.webhooks === true ? makeWebhooksLayer().pipe(Layer.provide(IntelBus.layer)) : Layer.empty),
       Layer.provide([options.keys === "store" ? KeysLive : memoryKeys(tokens), options.counters ?? Counters.memory, Health.layer, CursorKey.layer("paper-cursor-secret")]),
       Layer.provide(shared),

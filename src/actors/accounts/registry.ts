@@ -30,6 +30,7 @@ import { holdConnection } from "../../store/held-connection.js"
 import { makeInbox } from "../../inbox.js"
 import { KeyIndex } from "./key-index.js"
 import { webhookSink } from "../../webhooks/sink.js"
+import { writeFence } from "../write-fence.js"
 import { MarketBus, Markets, type MarketsService } from "../markets/market-bus.js"
 import {
   type AccountContext, accountMachine, applyFill, applySettlement, type BotTag, emptyAccount, type Holding, type RecordedFill,
@@ -388,8 +389,10 @@ export const makeAccountsLayer = (options: AccountsOptions = {}): Layer.Layer<Ac
       // holding as its fill left it (a sale that sold a holding whole, undone before the buy that made it).
       // The group commit keeps one connection of its own (src/store/held-connection.ts).
       const record = PaperStore.recordOn(yield* holdConnection((yield* PgClient.PgClient).config))
+      // Where nodes share a lease, a group is written only while the lease is surely this node's (write-fence.ts).
+      const fence = yield* writeFence
       const write = yield* batched(batchRows, (entries: ReadonlyArray<{ readonly order: StoredOrder; readonly undo: () => void }>) =>
-        Effect.flatMap(Clock.currentTimeMillis, (now) => record(entries.map((e) => e.order), now)).pipe(
+        Effect.zipRight(fence, Effect.flatMap(Clock.currentTimeMillis, (now) => record(entries.map((e) => e.order), now))).pipe(
           Effect.map((stored) => entries.map((e) => stored.has(e.order.id))),
           Effect.onError(() => Effect.sync(() => {
             for (let i = entries.length - 1; i >= 0; i--) entries[i]?.undo()

@@ -11,6 +11,7 @@ import { randomUUID } from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import { Context, Duration, Effect, Layer, Option, PubSub, Queue } from "effect"
 import { OrderedFeed } from "../../intel/intel-bus.js"
+import { writeFence } from "../write-fence.js"
 import { webhookSink } from "../../webhooks/sink.js"
 import { BotFills, type OutboxFill } from "../../store/bot-fills.js"
 import { BotStore, type BotSave } from "../../store/bots.js"
@@ -157,6 +158,8 @@ export const makeBotsLayer = (options: BotsOptions = {}): Layer.Layer<Bots, neve
        * that on PostgreSQL). The store always ends with the newest state.
        */
       const writes = yield* Effect.makeSemaphore(1)
+      // Where nodes share a lease, bots are written only while the lease is surely this node's (write-fence.ts).
+      const fence = yield* writeFence
 
       /** Every dirty bot with its fills, in one transaction (each bot alone when that fails). */
       const storeDirty = Effect.gen(function* () {
@@ -165,6 +168,20 @@ export const makeBotsLayer = (options: BotsOptions = {}): Layer.Layer<Bots, neve
         const saves = registry.drainDirty().map(saveOf).filter((s): s is BotSave => s !== null)
         const taken = takeFills()
         if (saves.length > 0 || taken.length > 0) {
+          // Refused by the fence: kept dirty with their fills (none of it was acknowledged; the node that takes
+          // over restores what is stored).
+          const allowed = yield* fence.pipe(
+            Effect.as(true),
+            Effect.catchAllCause((cause) => Effect.as(Effect.logWarning("bots: not written, this node may no longer write them", cause), false)),
+          )
+          if (!allowed) {
+            for (const s of saves) {
+              registry.dirty.add(s.id)
+              saved.forget(s.id)
+            }
+            fills.unshift(...taken)
+            return
+          }
           // One transaction for all; when it fails, each bot alone, so one snapshot the store refuses never
           // holds back the others (it stays dirty, retried next round, and is logged), then the fills.
           const stored = yield* sql.withTransaction(Effect.zipRight(BotStore.save(saves), BotFills.insert(taken))).pipe(
@@ -226,7 +243,7 @@ export const makeBotsLayer = (options: BotsOptions = {}): Layer.Layer<Bots, neve
             if (s === null) return Effect.void
             // The bot's fills so far go with it (a market bot's buy at creation); the flush records them.
             const taken = takeFills(id)
-            return Effect.flatMap(SqlClient.SqlClient, (sql) => sql.withTransaction(Effect.zipRight(BotStore.save([s]), BotFills.insert(taken)))).pipe(
+            return Effect.zipRight(fence, Effect.flatMap(SqlClient.SqlClient, (sql) => sql.withTransaction(Effect.zipRight(BotStore.save([s]), BotFills.insert(taken))))).pipe(
               Effect.orDie,
               Effect.tap(() => Effect.sync(() => {
                 outboxed.push(...taken)
