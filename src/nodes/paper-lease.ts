@@ -208,17 +208,19 @@ export const leasedPaperActors = <E, RIn>(
     })
 
     const tick = Effect.suspend(() => (epoch === null ? take : Effect.zipRight(renew, running === null ? promote : Effect.void)))
+    // Added before the keeper is forked, so it runs after the keeper is interrupted (finalizers run in
+    // reverse): a keeper still running could take the lease back while it is being given up.
+    yield* Effect.addFinalizer(() => Effect.gen(function* () {
+      const held = epoch
+      yield* demote("shutting down")
+      if (held !== null) yield* inStore(Leases.release({ name: PAPER_LEASE, nodeId: options.nodeId, epoch: held })).pipe(Effect.ignore)
+    }))
     yield* take
     const announced = yield* Queue.sliding<string>(1)
     yield* Effect.forkScoped(Effect.forever(Effect.zipRight(
       Effect.raceFirst(Effect.sleep(Duration.millis(ttl / 3)), Effect.flatMap(Queue.take(announced), (at) => Effect.sync(() => void (url = at)))),
       tick,
     )))
-    yield* Effect.addFinalizer(() => Effect.gen(function* () {
-      const held = epoch
-      yield* demote("shutting down")
-      if (held !== null) yield* inStore(Leases.release({ name: PAPER_LEASE, nodeId: options.nodeId, epoch: held })).pipe(Effect.ignore)
-    }))
 
     /**
      * The holder as last read, for up to a third of the lease: a forwarded call does not ask the store each

@@ -67,6 +67,14 @@ describe.runIf(databaseUrl() !== undefined)("two nodes and the paper lease", () 
     const result = (await mcp.json() as any).result
     expect(result.isError ?? false, JSON.stringify(result)).toBe(false)
     expect(result.structuredContent.data.orders.data.map((o: any) => o.id)).toEqual([firstOrder.id])
+    // The node door takes only calls signed with the nodes' secret.
+    const unsigned = await fetch(`${cluster.node("a").url}/internal/operations/placePaperOrder`, {
+      method: "POST",
+      headers: { "content-type": "application/json", "x-whalewatch-node": "00".repeat(32) },
+      body: JSON.stringify({ principal: {}, input: order(50), prepaid: 0 }),
+    })
+    expect(unsigned.status).toBe(401)
+    expect((await unsigned.json() as any).code).toBe("UNAUTHORIZED")
     // A refusal crosses as the holder's own answer.
     const refused = await call("b", "POST", "/v2/paper-orders", { ...order(50), market: "venue_a:no-such-market" })
     expect(refused.status).toBe(404)
