@@ -28,6 +28,7 @@ import { ExitRules } from "../actors/exits/exit-rules.js"
 import { WriteFence, type WriteFenceService } from "../actors/write-fence.js"
 import { API_ERRORS, type ApiError, UpstreamFailed } from "../domain/errors.js"
 import { Principal } from "../domain/principal.js"
+import { Health } from "../operations/health.js"
 import type { Operation, OperationContext } from "../operations/operation.js"
 import { PaperOwner, type PaperOwnerService } from "../operations/owned.js"
 import type { PaperActors } from "../operations/registry.js"
@@ -286,6 +287,21 @@ export const leasedPaperActors = <E, RIn>(
           yield* Effect.sleep(Duration.millis(100))
         }
       })
+
+    // On GET /healthz: who holds the lease. Ready whatever the answer (a node that does not hold it
+    // forwards, and one waiting for a takeover still serves everything else).
+    const health = yield* Effect.serviceOption(Health)
+    if (Option.isSome(health)) {
+      yield* health.value.register("paper-lease", Effect.suspend(() => {
+        if (holds()) return Effect.succeed({ ready: true, detail: `held by this node, ${options.nodeId} (epoch ${epoch})` })
+        return Effect.map(inStore(Leases.holder(PAPER_LEASE)).pipe(Effect.orElseSucceed(() => null)), (holder) => ({
+          ready: true,
+          detail: holder === null || !holder.live
+            ? "held by no node (a node takes it within a third of the lease)"
+            : `held by node ${holder.nodeId} (epoch ${holder.epoch}); this node, ${options.nodeId}, forwards to it`,
+        }))
+      }))
+    }
 
     const actorsNow = <S extends object>(tag: Context.Tag<any, S>) => () => (running === null ? undefined : Context.get(running.context, tag as never) as S)
     return Context.empty().pipe(

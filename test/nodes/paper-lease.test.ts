@@ -67,6 +67,10 @@ describe.runIf(databaseUrl() !== undefined)("two nodes and the paper lease", () 
     const result = (await mcp.json() as any).result
     expect(result.isError ?? false, JSON.stringify(result)).toBe(false)
     expect(result.structuredContent.data.orders.data.map((o: any) => o.id)).toEqual([firstOrder.id])
+    // GET /healthz says who holds the lease, on either node.
+    const health = await Promise.all(["a", "b"].map(async (id) => (await (await fetch(`${cluster.node(id).url}/healthz`)).json() as any).checks["paper-lease"]))
+    expect(health[0]).toEqual({ ready: true, detail: "held by this node, a (epoch 1)" })
+    expect(health[1]).toEqual({ ready: true, detail: "held by node a (epoch 1); this node, b, forwards to it" })
     // The node door takes only calls signed with the nodes' secret.
     const unsigned = await fetch(`${cluster.node("a").url}/internal/operations/placePaperOrder`, {
       method: "POST",
