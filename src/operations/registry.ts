@@ -89,7 +89,11 @@ export type Registry = typeof registry
 /** The actors only the holder of the paper lease runs (src/nodes/paper-lease.ts). */
 export type PaperActors = Accounts | Bots | ExitRules | MarketAlerts
 
-/** The records that need a paper actor but are not `owned`: they would run on a node without them. */
+/**
+ * The records that need a paper actor but are not `owned`: they would run on a node without them. A
+ * record that looks an actor up with `Effect.serviceOption` instead (Bots in bots.ts, paper.ts and
+ * v1-autopilot.ts, so test servers without bots start) is invisible here: those are `owned` by hand.
+ */
 type Unowned<Op> = Op extends Operation<any, any, infer R>
   ? [Extract<R, PaperActors>] extends [never] ? never : Op extends { readonly owner: "paper" } ? never : Op
   : never
