@@ -5,6 +5,7 @@
 import { Effect, Layer, ManagedRuntime } from "effect"
 import { SqlClient } from "@effect/sql"
 import { Bots, makeBotsLayer, type BotsService } from "../../src/actors/bots/bots-live.js"
+import { WriteFence, type WriteFenceService } from "../../src/actors/write-fence.js"
 import { Markets, marketsOf } from "../../src/actors/markets/market-bus.js"
 import { MarketRegistry } from "../../src/actors/markets/registry.js"
 import type { FeedEvent } from "../../src/domain/feed-events.js"
@@ -39,6 +40,8 @@ export const startBotsServer = async (
   extra: ReadonlyArray<Operation<any, any, any>> = [],
   /** When given, the bots' webhook facts are pushed here (a WebhookSink). */
   facts?: Array<AccountFact>,
+  /** The bots' write fence, as the paper lease gives it (none: no check). */
+  fence?: WriteFenceService,
 ): Promise<BotsServer> => {
   const a = aPrincipal()
   const tokens = {
@@ -47,7 +50,8 @@ export const startBotsServer = async (
   let publish: (e: MarketEvent) => void = () => {}
   const markets = new MarketRegistry((e) => publish(e))
   const sink = facts === undefined ? Layer.empty : Layer.succeed(WebhookSink, { publish: (f) => void facts.push(...f) })
-  const base = Layer.mergeAll(Layer.succeed(Markets, marketsOf(markets)), OrderedFeed.layer, sink)
+  const fenced = fence === undefined ? Layer.empty : Layer.succeed(WriteFence, fence)
+  const base = Layer.mergeAll(Layer.succeed(Markets, marketsOf(markets)), OrderedFeed.layer, sink, fenced)
   const botsLayer = makeBotsLayer({ flushEveryMs: 50 }).pipe(Layer.provideMerge(base))
   const layer = makeHttpServer([createBot, listBots, getBot, updateBot, deleteBot, ...extra] as ReadonlyArray<Operation<any, any, never>>, { port: 0, host: "127.0.0.1" }).pipe(
     Layer.provide([memoryKeys(tokens), Counters.memory, Health.layer, CursorKey.layer("bots-cursor")]),
