@@ -47,7 +47,7 @@ export const nodeMiddleware = <Ops extends ReadonlyArray<AnyOperation>>(operatio
       const name = decodeURIComponent(request.url.slice(NODE_ROUTE.length).split("?")[0] ?? "")
       const op = byName.get(name)
       if (op === undefined) return errorResponse(new NotFound({ error: `No forwarded operation is named ${name}` }))
-      if (!lease.holds()) return answer({ outcome: "not-holder" })
+      if (!(yield* lease.holds)) return answer({ outcome: "not-holder" })
       const call = yield* decodeRequest(text).pipe(Effect.orDie)
       const input = yield* Schema.decodeUnknown(inputSchema(op.input))(call.input).pipe(Effect.orDie)
       const headers: Array<readonly [string, string]> = []

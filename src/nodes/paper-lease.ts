@@ -50,7 +50,8 @@ export interface PaperLeaseService {
   readonly nodeId: string
   /** This node's address once its server listens (ignored when the options named one). */
   readonly announce: (url: string) => Effect.Effect<void>
-  readonly holds: () => boolean
+  /** True while this node holds the lease and may act on it (see `PaperOwnerService.holds`). */
+  readonly holds: Effect.Effect<boolean>
 }
 
 export class PaperLease extends Context.Tag("whalewatch/PaperLease")<PaperLease, PaperLeaseService>() {}
@@ -140,7 +141,14 @@ export const leasedPaperActors = <E, RIn>(
     /** When the last renewal that succeeded was sent (the Clock's ms). */
     let renewedAt = 0
     let running: { readonly context: Context.Context<PaperActors>; readonly scope: Scope.CloseableScope } | null = null
-    const holds = () => running !== null && epoch !== null
+    /** The lease is surely this node's: taken or renewed less than two thirds of its time ago. */
+    const fresh = (now: number) => epoch !== null && now - renewedAt < (ttl * 2) / 3
+    /**
+     * This node runs the actors and its lease is surely its own. A holder frozen past that (its queued
+     * requests overdue) makes its operations wait, as any node does for a holder, until its keeper has
+     * renewed the lease or found it taken: they neither run here nor write meanwhile.
+     */
+    const holds: Effect.Effect<boolean> = Effect.map(Clock.currentTimeMillis, (now) => running !== null && fresh(now))
     const changes = yield* Effect.makeSemaphore(1)
 
     /**
@@ -150,7 +158,7 @@ export const leasedPaperActors = <E, RIn>(
      */
     const fence: WriteFenceService = {
       check: Effect.flatMap(Clock.currentTimeMillis, (now) =>
-        epoch !== null && now - renewedAt < (ttl * 2) / 3
+        fresh(now)
           ? Effect.void
           : Effect.dieMessage(`paper lease: node ${options.nodeId} may no longer write the paper actors (the lease is not surely its own)`)),
     }
@@ -246,7 +254,7 @@ export const leasedPaperActors = <E, RIn>(
         let prepaid = 0
         let last = "no node holds the lease"
         for (;;) {
-          if (holds()) return yield* local
+          if (yield* holds) return yield* local
           const holder = yield* holderNow
           if (holder !== null && holder.live && holder.url !== null && holder.nodeId !== options.nodeId) {
             const body = JSON.stringify({ principal, input: encodedInput, prepaid })
@@ -292,15 +300,14 @@ export const leasedPaperActors = <E, RIn>(
     // forwards, and one waiting for a takeover still serves everything else).
     const health = yield* Effect.serviceOption(Health)
     if (Option.isSome(health)) {
-      yield* health.value.register("paper-lease", Effect.suspend(() => {
-        if (holds()) return Effect.succeed({ ready: true, detail: `held by this node, ${options.nodeId} (epoch ${epoch})` })
-        return Effect.map(inStore(Leases.holder(PAPER_LEASE)).pipe(Effect.orElseSucceed(() => null)), (holder) => ({
-          ready: true,
-          detail: holder === null || !holder.live
-            ? "held by no node (a node takes it within a third of the lease)"
-            : `held by node ${holder.nodeId} (epoch ${holder.epoch}); this node, ${options.nodeId}, forwards to it`,
-        }))
+      const elsewhere = Effect.map(inStore(Leases.holder(PAPER_LEASE)).pipe(Effect.orElseSucceed(() => null)), (holder) => ({
+        ready: true,
+        detail: holder === null || !holder.live
+          ? "held by no node (a node takes it within a third of the lease)"
+          : `held by node ${holder.nodeId} (epoch ${holder.epoch}); this node, ${options.nodeId}, forwards to it`,
       }))
+      yield* health.value.register("paper-lease", Effect.flatMap(holds, (here) =>
+        here ? Effect.succeed({ ready: true, detail: `held by this node, ${options.nodeId} (epoch ${epoch})` }) : elsewhere))
     }
 
     const actorsNow = <S extends object>(tag: Context.Tag<any, S>) => () => (running === null ? undefined : Context.get(running.context, tag as never) as S)

@@ -8,8 +8,11 @@ import type { ApiError } from "../domain/errors.js"
 import type { Operation, OperationContext } from "./operation.js"
 
 export interface PaperOwnerService {
-  /** True while this node holds the paper lease (its bots and accounts run here). */
-  readonly holds: () => boolean
+  /**
+   * True while this node holds the paper lease (its bots and accounts run here) and it is surely still its
+   * own; false on a holder frozen past its lease until it has renewed it.
+   */
+  readonly holds: Effect.Effect<boolean>
   /**
    * Runs the operation named `op.name` on the holder with this input and caller, and gives its output
    * (decoded with `op.output`) or its ApiError; the holder's extra charges go through `ctx.charge` here,
@@ -34,9 +37,11 @@ export const owned = <I, O, R>(op: Operation<I, O, R>): Owned<I, O, R> => ({
   local: op.run,
   run: (input, ctx) =>
     Effect.flatMap(Effect.serviceOption(PaperOwner), (owner) => {
-      if (Option.isNone(owner) || owner.value.holds()) return op.run(input, ctx)
-      return Effect.flatMap(Effect.context<R>(), (context) =>
-        owner.value.forward(op, input, ctx, Effect.provide(op.run(input, ctx), context)))
+      if (Option.isNone(owner)) return op.run(input, ctx)
+      return Effect.flatMap(owner.value.holds, (here) =>
+        here
+          ? op.run(input, ctx)
+          : Effect.flatMap(Effect.context<R>(), (context) => owner.value.forward(op, input, ctx, Effect.provide(op.run(input, ctx), context))))
     }),
 })
 

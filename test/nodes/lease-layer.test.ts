@@ -58,7 +58,7 @@ const startNode = async (nodeId: string): Promise<Node> => {
   return { counts, context, close: () => db.runPromise(Scope.close(scope, Exit.void)) }
 }
 
-const holds = (node: Node) => Context.get(node.context, PaperOwner).holds()
+const holds = (node: Node) => Effect.runSync(Context.get(node.context, PaperOwner).holds)
 const botsName = (node: Node) => (Context.get(node.context, Bots) as unknown as { name: string }).name
 const waitUntil = async (what: string, ok: () => boolean, ms: number) => {
   const deadline = performance.now() + ms
@@ -96,7 +96,7 @@ describe("leasedPaperActors", () => {
     await b.close()
   })
 
-  it("a holder frozen past two thirds of its lease refuses the actors' writes until it has renewed", async () => {
+  it("a holder frozen past two thirds of its lease refuses the actors' writes, and runs no operation, until it has renewed", async () => {
     const a = await startNode(`a4-${process.pid}`)
     const fence = a.counts.fence as Effect.Effect<void>
     expect(await db.runPromise(Effect.exit(fence))).toEqual(Exit.void)
@@ -105,6 +105,8 @@ describe("leasedPaperActors", () => {
     while (performance.now() < until) { /* frozen */ }
     const refused = await db.runPromise(Effect.exit(fence))
     expect(Exit.isFailure(refused)).toBe(true)
+    // Its operations neither run here meanwhile: it does not count as holding.
+    expect(holds(a)).toBe(false)
     // The lease had not run out, so the keeper renews it and the actors may write again.
     await waitUntil("a renewal", () => Exit.isSuccess(Effect.runSyncExit(fence)), TTL)
     expect(holds(a)).toBe(true)
