@@ -7,6 +7,7 @@
 //   DATABASE_URL=postgres://postgres@127.0.0.1:5432/test node --import tsx bench/nodes.ts [--rate 100] [--seconds 10] [--lease 10]
 import { performance } from "node:perf_hooks"
 import { startCluster } from "../test/support/nodes.js"
+import { deepenBook, openContracts } from "../test/support/sim-api.js"
 import { waitFor } from "../test/support/service.js"
 import { arg, type LoadOptions, runLoad, summary } from "./support/load.js"
 
@@ -24,17 +25,11 @@ const ROUNDS = 4
 const perRound = Math.ceil((rate * seconds) / 100) + 2
 const keys = perRound * ROUNDS + 5
 
-// The simulator's control API (test/support/sim-control.ts asserts with vitest, which a bench cannot load).
+/** An open venue_a market with deep Yes asks at 0.50, so every order fills in full whatever the simulator does meanwhile. */
 const openMarket = async (sim: string): Promise<string> => {
-  const list = ((await (await fetch(`${sim}/control/markets`)).json()) as { data: Array<{ ref: string; venue: string; status: string; event: unknown }> }).data
-  const found = list.find((c) => c.venue === "venue_a" && c.status === "open" && c.event === null)
+  const found = (await openContracts(sim, "venue_a"))[0]
   if (found === undefined) throw new Error("the simulator has no open venue_a market")
-  // Deep Yes asks at 0.50, so every order fills in full whatever the simulator does meanwhile.
-  const deepened = await fetch(`${sim}/control/markets/${encodeURIComponent(found.ref)}/book`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ outcome: "yes", bids: [{ price: 0.49, size: 1_000_000 }], asks: [{ price: 0.5, size: 1_000_000 }] }),
-  })
+  const deepened = await deepenBook(sim, found.ref)
   if (deepened.status !== 200) throw new Error(`deepening the book failed: ${deepened.status}`)
   return found.ref
 }

@@ -11,10 +11,10 @@
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse, type HttpApp, type HttpRouter } from "@effect/platform"
 import { Cause, Effect, Exit, type Layer, Option, Schema } from "effect"
 import { API_ERRORS, Internal, isApiError, NotFound, Unauthorized } from "../domain/errors.js"
-import { nodeSecret, PaperLease } from "../nodes/paper-lease.js"
+import { nodeSecret } from "../nodes/paper-lease.js"
 import { ForwardRequest, type ForwardAnswer, NODE_ROUTE, SIGNATURE_HEADER, signedBy } from "../nodes/wire.js"
 import { type AnyOperation, inputSchema, type OperationContext, type OperationsContext } from "../operations/operation.js"
-import { isOwned } from "../operations/owned.js"
+import { isOwned, PaperOwner } from "../operations/owned.js"
 import type { Settings } from "../store/settings.js"
 import { errorResponse } from "./envelope.js"
 
@@ -30,9 +30,9 @@ const answer = (body: ForwardAnswer) => HttpServerResponse.unsafeJson(body)
 
 export const nodeMiddleware = <Ops extends ReadonlyArray<AnyOperation>>(operations: Ops) =>
   Effect.gen(function* () {
-    const found = yield* Effect.serviceOption(PaperLease)
+    const found = yield* Effect.serviceOption(PaperOwner)
     if (Option.isNone(found)) return (app: HttpApp.Default): HttpApp.Default<never, HttpRouter.HttpRouter.Provided> => app
-    const lease = found.value
+    const owner = found.value
     const secret = yield* nodeSecret
     // The operations' services, as the MCP door takes them: a middleware's requests run in the server's context.
     const services = yield* Effect.context<OperationsContext<Ops>>()
@@ -47,7 +47,7 @@ export const nodeMiddleware = <Ops extends ReadonlyArray<AnyOperation>>(operatio
       const name = decodeURIComponent(request.url.slice(NODE_ROUTE.length).split("?")[0] ?? "")
       const op = byName.get(name)
       if (op === undefined) return errorResponse(new NotFound({ error: `No forwarded operation is named ${name}` }))
-      if (!(yield* lease.holds)) return answer({ outcome: "not-holder" })
+      if (!(yield* owner.holds)) return answer({ outcome: "not-holder" })
       const call = yield* decodeRequest(text).pipe(Effect.orDie)
       const input = yield* Schema.decodeUnknown(inputSchema(op.input))(call.input).pipe(Effect.orDie)
       const headers: Array<readonly [string, string]> = []
@@ -87,8 +87,8 @@ export const nodeMiddleware = <Ops extends ReadonlyArray<AnyOperation>>(operatio
   })
 
 /**
- * The door as a layer for `makeHttpServer(ops, listen, doors)`. It serves only where a PaperLease is
- * (`serve` with DATABASE_URL); elsewhere every request passes through.
+ * The door as a layer for `makeHttpServer(ops, listen, doors)`. It serves only where a PaperOwner is
+ * (`serve` with DATABASE_URL: the paper lease); elsewhere every request passes through.
  */
 export const makeNodeDoor = <Ops extends ReadonlyArray<AnyOperation>>(
   operations: Ops,

@@ -46,12 +46,10 @@ export interface PaperLeaseOptions {
   readonly url?: string
 }
 
+/** What main tells the lease; whether this node holds it is `PaperOwner.holds`. */
 export interface PaperLeaseService {
-  readonly nodeId: string
   /** This node's address once its server listens (ignored when the options named one). */
   readonly announce: (url: string) => Effect.Effect<void>
-  /** True while this node holds the lease and may act on it (see `PaperOwnerService.holds`). */
-  readonly holds: Effect.Effect<boolean>
 }
 
 export class PaperLease extends Context.Tag("whalewatch/PaperLease")<PaperLease, PaperLeaseService>() {}
@@ -318,8 +316,6 @@ export const leasedPaperActors = <E, RIn>(
       Context.add(MarketAlerts, standIn("MarketAlerts", actorsNow(MarketAlerts))),
       Context.add(PaperOwner, { holds, forward }),
       Context.add(PaperLease, {
-        nodeId: options.nodeId,
-        holds,
         announce: (at) => (options.url !== undefined ? Effect.void : Queue.offer(announced, at).pipe(Effect.asVoid)),
       }),
     )

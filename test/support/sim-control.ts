@@ -1,26 +1,13 @@
 // The simulator's control API as the end-to-end tests drive it: its open single-contract markets, a deep
 // book on one, an injected trade, and a settlement.
 import { expect } from "vitest"
+import { deepenBook } from "./sim-api.js"
 
-export interface SimContract {
-  readonly ref: string
-  readonly venue: string
-  readonly status: string
-  readonly event: unknown
-}
-
-/** Open single-contract markets of a venue, in the simulator's order. */
-export const openContracts = async (sim: string, venue: string): Promise<Array<SimContract>> =>
-  ((await (await fetch(`${sim}/control/markets`)).json()) as { data: Array<SimContract> }).data
-    .filter((c) => c.venue === venue && c.status === "open" && c.event === null)
+export { openContracts, type SimContract } from "./sim-api.js"
 
 /** Deep Yes asks at 0.50 (bids at 0.49), so an injected buy, and any copy of it, fills in full whatever the book held. */
 export const deepen = async (sim: string, market: string): Promise<void> => {
-  const response = await fetch(`${sim}/control/markets/${encodeURIComponent(market)}/book`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ outcome: "yes", bids: [{ price: 0.49, size: 1_000_000 }], asks: [{ price: 0.5, size: 1_000_000 }] }),
-  })
+  const response = await deepenBook(sim, market)
   expect(response.status, await response.clone().text()).toBe(200)
 }
 
