@@ -25,7 +25,7 @@ import { Accounts } from "../actors/accounts/registry.js"
 import { MarketAlerts } from "../actors/alerts/market-alerts.js"
 import { Bots } from "../actors/bots/bots-live.js"
 import { ExitRules } from "../actors/exits/exit-rules.js"
-import { WriteFence, type WriteFenceService } from "../actors/write-fence.js"
+import { LeaseLost, WriteFence, type WriteFenceService } from "../actors/write-fence.js"
 import { API_ERRORS, type ApiError, UpstreamFailed } from "../domain/errors.js"
 import { Principal } from "../domain/principal.js"
 import { Health } from "../operations/health.js"
@@ -153,12 +153,13 @@ export const leasedPaperActors = <E, RIn>(
      * The actors write only while the lease is surely this node's: taken or renewed less than two thirds
      * of its time ago (by this node's Clock, from when the renewal was sent), the same bound at which the
      * keeper stops holding. A node frozen past it refuses the writes it had queued until the keeper has run.
+     * Each write then checks the store at this epoch (src/actors/write-fence.ts).
      */
     const fence: WriteFenceService = {
-      check: Effect.flatMap(Clock.currentTimeMillis, (now) =>
-        fresh(now)
-          ? Effect.void
-          : Effect.dieMessage(`paper lease: node ${options.nodeId} may no longer write the paper actors (the lease is not surely its own)`)),
+      token: Effect.flatMap(Clock.currentTimeMillis, (now) =>
+        epoch !== null && fresh(now)
+          ? Effect.succeed({ name: PAPER_LEASE, nodeId: options.nodeId, epoch, idleMs: ttl / 3 })
+          : Effect.fail(new LeaseLost({ message: `paper lease: node ${options.nodeId} may no longer write the paper actors (the lease is not surely its own)` }))),
     }
 
     const promote = changes.withPermits(1)(Effect.gen(function* () {

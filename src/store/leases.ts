@@ -2,7 +2,7 @@
 // Every time is the database's own `now()`, so nodes whose clocks disagree still agree on who holds a
 // lease; a holder keeps it by renewing before `ttlMs` runs out, and anyone may take it once it has.
 import { SqlClient } from "@effect/sql"
-import { Effect } from "effect"
+import { Data, Effect } from "effect"
 
 export interface LeaseHolder {
   readonly nodeId: string
@@ -47,6 +47,48 @@ const release = (input: { readonly name: string; readonly nodeId: string; readon
       UPDATE node_leases SET expires_at = now()
       WHERE name = ${input.name} AND node_id = ${input.nodeId} AND epoch = ${input.epoch}`.pipe(Effect.asVoid))
 
+/** The lease is not this node's (any more): nothing was written. */
+export class LeaseLost extends Data.TaggedError("LeaseLost")<{ readonly message: string }> {}
+
+/** Why the store refused a write under `token`. */
+export const lostMessage = (token: LeaseToken): string =>
+  `the store says node ${token.nodeId} no longer holds the ${token.name} lease at epoch ${token.epoch}: another node took it over`
+
+/** A lease as its holder holds it: what a write checks the store against (Leases.hold). */
+export interface LeaseToken {
+  readonly name: string
+  readonly nodeId: string
+  readonly epoch: number
+  /**
+   * How long the write's transaction may sit idle between its statements before the server ends it: a
+   * writer frozen mid-transaction would otherwise hold the lease's row, and keep a takeover waiting, for
+   * as long as it stays frozen.
+   */
+  readonly idleMs: number
+}
+
+/**
+ * In a transaction: whether `token` still holds its lease (the row names its node at its epoch), and if
+ * so, the row locked FOR SHARE until the transaction ends. Taking the lease over updates the row, so it
+ * waits for the transaction, and once taken no transaction of the old epoch finds it: a write made after
+ * this returned true commits before any new holder starts, or not at all. Expiry alone does not refuse:
+ * until another node takes the lease, nobody else writes.
+ */
+const hold = (token: LeaseToken) =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<{ held: unknown }>`
+      SELECT set_config('idle_in_transaction_session_timeout', ${String(Math.max(1, Math.round(token.idleMs)))}, true) AS held
+      FROM node_leases WHERE name = ${token.name} AND node_id = ${token.nodeId} AND epoch = ${token.epoch}
+      FOR SHARE`.pipe(Effect.map((rows) => rows.length > 0)))
+
+/**
+ * The fence of one statement that writes, as SQL text to put before it: `WITH fence AS (…)`, the lease
+ * row named by parameters $n, $n+1, $n+2 (name, node, epoch) locked FOR SHARE while the statement runs,
+ * as `hold` does for a transaction. The statement writes only `WHERE EXISTS (SELECT 1 FROM fence)`.
+ */
+const fenceClause = (n: number): string =>
+  `WITH fence AS (SELECT 1 FROM node_leases WHERE name = $${n} AND node_id = $${n + 1} AND epoch = $${n + 2} FOR SHARE)`
+
 /** Who holds `name` (live or expired), or null when nobody ever took it. */
 const holder = (name: string) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
@@ -58,4 +100,4 @@ const holder = (name: string) =>
       }),
     ))
 
-export const Leases = { acquire, renew, release, holder }
+export const Leases = { acquire, renew, release, holder, hold, fenceClause }

@@ -15,6 +15,7 @@ import { type MarketObject, marketObjectInOrder } from "../domain/market-object.
 import type { PaperOrder } from "../domain/paper.js"
 import { isoOf } from "../intel/rows.js"
 import type { HeldConnection } from "./held-connection.js"
+import { LeaseLost, type LeaseToken, Leases, lostMessage } from "./leases.js"
 import { jsonColumn, olderThan } from "./sql-helpers.js"
 
 /** Keys are kept 24 hours. */
@@ -100,7 +101,7 @@ const COLUMNS = `id, account_id, seq, idempotency_key, request_hash, market, mar
  * (src/store/held-connection.ts), and `record` with `sql.unsafe` (building it from a template with 20
  * interpolations cost ~0.45 ms an order, stop 18).
  */
-const INSERT_ORDERS = `INSERT INTO paper_orders AS o (id, account_id, seq, idempotency_key, held_key, request_hash, market,
+const INSERT_INTO = `INSERT INTO paper_orders AS o (id, account_id, seq, idempotency_key, held_key, request_hash, market,
     market_object, outcome, action, contracts, avg_price, cost, fee, unfilled, filled_at, profit, source, bot_id, bot_name,
     bot_fill_id)
   SELECT t.id, t.account_id, round(t.seq)::bigint, t.key, t.key, t.hash, t.market, t.market_object::jsonb, t.outcome,
@@ -110,9 +111,24 @@ const INSERT_ORDERS = `INSERT INTO paper_orders AS o (id, account_id, seq, idemp
     $10::float8[], $11::float8[], $12::float8[], $13::float8[], $14::float8[], $15::float8[], $16::float8[], $17::text[],
     $18::text[], $19::text[], $20::text[])
     AS t (id, account_id, seq, key, hash, market, market_object, outcome, action, contracts, avg_price, cost, fee, unfilled,
-      filled_at, profit, source, bot_id, bot_name, bot_fill_id)
+      filled_at, profit, source, bot_id, bot_name, bot_fill_id)`
+
+const INSERT_ORDERS = `${INSERT_INTO}
   ON CONFLICT DO NOTHING
   RETURNING o.id`
+
+/**
+ * The same, where nodes share the paper lease: written only while the lease row ($21 to $23) names this
+ * node at its epoch, locked until the statement commits (src/actors/write-fence.ts). Refused, it inserts
+ * nothing and answers one row whose id is null.
+ */
+const FENCED_INSERT_ORDERS = `${Leases.fenceClause(21)},
+  inserted AS (${INSERT_INTO}
+    WHERE EXISTS (SELECT 1 FROM fence)
+    ON CONFLICT DO NOTHING
+    RETURNING o.id)
+  SELECT id FROM inserted
+  UNION ALL SELECT NULL WHERE NOT EXISTS (SELECT 1 FROM fence)`
 
 /** Frees the keys (account, key pairs) whose holder filled before $3: they are expired. (A holder's key is its own.) */
 const RELEASE_EXPIRED = `UPDATE paper_orders SET held_key = NULL
@@ -122,15 +138,23 @@ const RELEASE_EXPIRED = `UPDATE paper_orders SET held_key = NULL
 /** Runs one constant statement (named, for a held connection's prepared statements) with $n parameters. */
 type Run = <Row extends object>(name: string, text: string, params: ReadonlyArray<unknown>) => Effect.Effect<ReadonlyArray<Row>, SqlError.SqlError>
 
-const insertOrders = (run: Run, orders: ReadonlyArray<StoredOrder>) => {
+/** The ids inserted; LeaseLost, with nothing inserted, when the store refuses `fence`. */
+const insertOrders = (run: Run, orders: ReadonlyArray<StoredOrder>, fence: LeaseToken | null) => {
   const col = <A>(f: (o: StoredOrder) => A): Array<A> => orders.map(f)
-  return run<{ id: string }>("ww_insert_paper_orders", INSERT_ORDERS, [
+  const columns = [
     col((o) => o.id), col((o) => o.accountId), col((o) => o.seq), col((o) => o.idempotencyKey), col((o) => o.requestHash),
     col((o) => o.market), col((o) => JSON.stringify(o.marketObject)), col((o) => o.outcome), col((o) => o.action),
     col((o) => o.contracts), col((o) => o.avgPrice), col((o) => o.cost), col((o) => o.fee), col((o) => o.unfilled),
     col((o) => o.filledAt), col((o) => o.profit), col((o) => o.source), col((o) => o.botId), col((o) => o.botName),
     col((o) => o.botFillId),
-  ])
+  ]
+  if (fence === null) return run<{ id: string }>("ww_insert_paper_orders", INSERT_ORDERS, columns)
+  return run<{ id: string | null }>("ww_insert_paper_orders_fenced", FENCED_INSERT_ORDERS, [...columns, fence.name, fence.nodeId, fence.epoch]).pipe(
+    Effect.flatMap((rows) =>
+      rows.length === 1 && rows[0]!.id === null
+        ? Effect.fail(new LeaseLost({ message: lostMessage(fence) }))
+        : Effect.succeed(rows as ReadonlyArray<{ id: string }>)),
+  )
 }
 
 const pairOf = (accountId: string, key: string): string => `${accountId}\u0000${key}`
@@ -139,13 +163,14 @@ const pairOf = (accountId: string, key: string): string => `${accountId}\u0000${
  * Inserts orders with their keys; the ids actually inserted. An order whose key is already held
  * (unexpired) by another order is not inserted. Committed before it returns. The one INSERT is the whole
  * of it unless a keyed order was left out: then the keys among those whose holder has expired are freed
- * and those orders inserted (an expired key is taken over by the next order that uses it).
+ * and those orders inserted (an expired key is taken over by the next order that uses it). With `fence`,
+ * each INSERT is checked against the lease (src/actors/write-fence.ts): LeaseLost when refused.
  */
 const recordWith = (run: Run) =>
-  Effect.fnUntraced(function* (orders: ReadonlyArray<StoredOrder>, now: number) {
+  Effect.fnUntraced(function* (orders: ReadonlyArray<StoredOrder>, now: number, fence: LeaseToken | null = null) {
     const stored = new Set<string>()
     if (orders.length === 0) return stored
-    for (const r of yield* insertOrders(run, orders)) stored.add(r.id)
+    for (const r of yield* insertOrders(run, orders, fence)) stored.add(r.id)
     const keyedOut = orders.filter((o) => o.idempotencyKey !== null && !stored.has(o.id))
     if (keyedOut.length === 0) return stored
     const freed = yield* run<{ account_id: string; held_key: string }>("ww_release_expired_keys", RELEASE_EXPIRED, [
@@ -154,17 +179,23 @@ const recordWith = (run: Run) =>
     if (freed.length === 0) return stored
     const free = new Set(freed.map((r) => pairOf(r.account_id, r.held_key)))
     const retry = keyedOut.filter((o) => free.has(pairOf(o.accountId, o.idempotencyKey ?? "")))
-    for (const r of yield* insertOrders(run, retry)) stored.add(r.id)
+    for (const r of yield* insertOrders(run, retry, fence)) stored.add(r.id)
     return stored
-  }, Effect.orDie) // every order's path: no span (each one provides and restores a service)
+  }, Effect.catchTag("SqlError", Effect.die)) // every order's path: no span (each one provides and restores a service)
 
 /** `record` on a held connection (the accounts layer's group commit: prepared statements, no pool checkout). */
-const recordOn = (held: HeldConnection): ((orders: ReadonlyArray<StoredOrder>, now: number) => Effect.Effect<ReadonlySet<string>>) =>
+const recordOn = (
+  held: HeldConnection,
+): ((orders: ReadonlyArray<StoredOrder>, now: number, fence?: LeaseToken | null) => Effect.Effect<ReadonlySet<string>, LeaseLost>) =>
   recordWith(held.execute)
 
 /** `record` through the pool (tests and tools). */
-const record = (orders: ReadonlyArray<StoredOrder>, now: number): Effect.Effect<ReadonlySet<string>, never, SqlClient.SqlClient> =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) => recordWith((_name, text, params) => sql.unsafe(text, params))(orders, now))
+const record = (
+  orders: ReadonlyArray<StoredOrder>,
+  now: number,
+  fence: LeaseToken | null = null,
+): Effect.Effect<ReadonlySet<string>, LeaseLost, SqlClient.SqlClient> =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) => recordWith((_name, text, params) => sql.unsafe(text, params))(orders, now, fence))
 
 /** The key's first result, when it is held and younger than 24 hours. */
 const findKey = (accountId: string, key: string, now: number): Effect.Effect<StoredKey | null, never, SqlClient.SqlClient> =>

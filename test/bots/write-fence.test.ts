@@ -1,34 +1,62 @@
 // The bots' write fence (src/actors/write-fence.ts): while it refuses, a bot's change is not written,
 // neither by its operation (PATCH answers 500: not acknowledged) nor by the flush, and the bot stays
 // dirty; once the fence allows, the flush writes it (memory and store converge, as after a failed write).
+// It refuses in two places: this node's own check (its token), and the store, when the lease row names
+// another node or epoch than the token.
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { LeaseLost } from "../../src/actors/write-fence.js"
 import { startBotsServer, type BotsServer } from "./server.js"
 
 let s: BotsServer
-let open = true
+const lease = `fence_bots_${process.pid}`
+/** What this node believes: its epoch, or refused by its own check (null). */
+let mine: number | null = 1
 beforeAll(async () => {
   s = await startBotsServer([], undefined, {
-    check: Effect.suspend(() => (open ? Effect.void : Effect.dieMessage("the lease is not surely this node's"))),
+    token: Effect.suspend(() =>
+      mine === null
+        ? Effect.fail(new LeaseLost({ message: "the lease is not surely this node's" }))
+        : Effect.succeed({ name: lease, nodeId: "this-node", epoch: mine, idleMs: 1_000 })),
   })
+  await s.sql((sql) => sql`
+    INSERT INTO node_leases (name, node_id, url, epoch, expires_at) VALUES (${lease}, 'this-node', NULL, 1, now() + interval '1 hour')
+    ON CONFLICT (name) DO UPDATE SET node_id = 'this-node', epoch = 1`)
 })
 afterAll(() => s.close())
 
 const storedName = async (id: string) => (await s.sql<{ name: string }>((sql) => sql`SELECT name FROM bots WHERE id = ${id}`))[0]?.name
 
+/** A PATCH while refused: not acknowledged, not written by it nor by the flush, the bot kept dirty. */
+const refusedUnwritten = async (id: string, was: string) => {
+  const patched = await s.as("write", `/v2/bots/${id}`, { method: "PATCH", body: { name: `Renamed ${was}` } })
+  expect(patched.status).toBe(500)
+  await Effect.runPromise(s.bots.flush)
+  expect(await storedName(id)).toBe(was)
+  expect(s.bots.registry.dirty.has(id)).toBe(true)
+}
+
 describe("the bots' write fence", () => {
-  it("refusing: a PATCH is not acknowledged and nothing is written, flush or not; allowing: the flush writes it", async () => {
+  it("refused by this node's check: nothing is written, flush or not; allowing: the flush writes it", async () => {
     const made = await s.as("write", "/v2/bots", { method: "POST", body: { name: "Fenced bot", trigger: { signal: { category: ["politics"] } } } })
     expect(made.status).toBe(201)
     const id = made.body.data.id as string
-    open = false
-    const patched = await s.as("write", `/v2/bots/${id}`, { method: "PATCH", body: { name: "Renamed while fenced" } })
-    expect(patched.status).toBe(500)
+    mine = null
+    await refusedUnwritten(id, "Fenced bot")
+    mine = 1
     await Effect.runPromise(s.bots.flush)
-    expect(await storedName(id)).toBe("Fenced bot")
-    expect(s.bots.registry.dirty.has(id)).toBe(true)
-    open = true
+    expect(await storedName(id)).toBe("Renamed Fenced bot")
+  })
+
+  it("refused by the store (another node took the lease): nothing is written; this node's again: the flush writes it", async () => {
+    const made = await s.as("write", "/v2/bots", { method: "POST", body: { name: "Taken-over bot", trigger: { signal: { category: ["politics"] } } } })
+    expect(made.status).toBe(201)
+    const id = made.body.data.id as string
+    await s.sql((sql) => sql`UPDATE node_leases SET node_id = 'other-node', epoch = 2 WHERE name = ${lease}`)
+    await refusedUnwritten(id, "Taken-over bot")
+    await s.sql((sql) => sql`UPDATE node_leases SET node_id = 'this-node', epoch = 3 WHERE name = ${lease}`)
+    mine = 3
     await Effect.runPromise(s.bots.flush)
-    expect(await storedName(id)).toBe("Renamed while fenced")
+    expect(await storedName(id)).toBe("Renamed Taken-over bot")
   })
 })

@@ -3,13 +3,13 @@
 // its next try; a holder whose lease another took stops its actors; forwarding with no reachable holder
 // ends in UPSTREAM_FAILED, and becomes a local run once this node holds the lease.
 import { SqlClient } from "@effect/sql"
-import { Context, Effect, Exit, Layer, ManagedRuntime, Schema, Scope } from "effect"
+import { Context, Effect, Exit, Layer, ManagedRuntime, Option, Schema, Scope } from "effect"
 import { afterAll, describe, expect, it } from "vitest"
 import { Accounts } from "../../src/actors/accounts/registry.js"
 import { MarketAlerts } from "../../src/actors/alerts/market-alerts.js"
 import { Bots } from "../../src/actors/bots/bots-live.js"
 import { ExitRules } from "../../src/actors/exits/exit-rules.js"
-import { writeFence } from "../../src/actors/write-fence.js"
+import { WriteFence } from "../../src/actors/write-fence.js"
 import { leasedPaperActors, PAPER_LEASE } from "../../src/nodes/paper-lease.js"
 import { operation } from "../../src/operations/operation.js"
 import { PaperOwner } from "../../src/operations/owned.js"
@@ -26,15 +26,16 @@ const TTL = 600
 interface Counts {
   built: number
   closed: number
-  /** The write fence the actors were built with. */
-  fence?: Effect.Effect<void>
+  /** The write fence the actors were built with: its token. */
+  fence?: Effect.Effect<unknown, unknown>
 }
 
 /** Fake actors that count how often they were built and closed, and keep their write fence. */
 const fakeActors = (counts: Counts) =>
   Layer.scopedContext(Effect.gen(function* () {
     counts.built++
-    counts.fence = yield* writeFence
+    const fence = yield* Effect.serviceOption(WriteFence)
+    if (Option.isSome(fence)) counts.fence = fence.value.token
     yield* Effect.addFinalizer(() => Effect.sync(() => void counts.closed++))
     const fake = <S>(name: string) => ({ name }) as unknown as S
     return Context.empty().pipe(
@@ -98,8 +99,9 @@ describe("leasedPaperActors", () => {
 
   it("a holder frozen past two thirds of its lease refuses the actors' writes, and runs no operation, until it has renewed", async () => {
     const a = await startNode(`a4-${process.pid}`)
-    const fence = a.counts.fence as Effect.Effect<void>
-    expect(await db.runPromise(Effect.exit(fence))).toEqual(Exit.void)
+    const fence = a.counts.fence as Effect.Effect<unknown, unknown>
+    const lease = await db.runPromise(Leases.holder(PAPER_LEASE))
+    expect(await db.runPromise(fence)).toEqual({ name: PAPER_LEASE, nodeId: `a4-${process.pid}`, epoch: lease?.epoch, idleMs: TTL / 3 })
     // Frozen (no timer runs) for longer than two thirds of the lease but less than all of it.
     const until = performance.now() + (TTL * 3) / 4
     while (performance.now() < until) { /* frozen */ }

@@ -1,45 +1,77 @@
 // The accounts' write fence (src/actors/write-fence.ts): while it refuses, a paper order is not recorded
 // (nor acknowledged: the request fails) and its fill is taken back out of the account; once it allows,
-// orders are recorded as before.
+// orders are recorded as before. It refuses in two places: this node's own check (its token), and the
+// store, when the lease row names another node or another epoch than the token (a takeover this node
+// has not noticed yet).
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
+import { LeaseLost } from "../../src/actors/write-fence.js"
 import { aListing, aSnapshot } from "../actors/market-builders.js"
 import { aPrincipal } from "../support/memory-keys.js"
 import { type PaperServer, startPaperServer } from "./support.js"
 
 let server: PaperServer
-let open = true
 const principal = aPrincipal({ accountId: `acct_fence_${process.pid}` })
+const lease = `fence_paper_${process.pid}`
+/** What this node believes: its epoch, or refused by its own check (null). */
+let mine: number | null = null
 
 beforeAll(async () => {
   server = await startPaperServer({ tok: principal }, {
-    fence: { check: Effect.suspend(() => (open ? Effect.void : Effect.dieMessage("the lease is not surely this node's"))) },
+    fence: {
+      token: Effect.suspend(() =>
+        mine === null
+          ? Effect.fail(new LeaseLost({ message: "the lease is not surely this node's" }))
+          : Effect.succeed({ name: lease, nodeId: "this-node", epoch: mine, idleMs: 1_000 })),
+    },
   })
   server.feed(
     aListing({ contract: "WF1", t: 1_000 }),
     aSnapshot({ contract: "WF1", t: 2_000, outcome: "yes", asks: [[0.5, 1e6]], bids: [[0.4, 1e6]] }),
   )
+  await server.sql((sql) => sql`
+    INSERT INTO node_leases (name, node_id, url, epoch, expires_at) VALUES (${lease}, 'this-node', NULL, 1, now() + interval '1 hour')
+    ON CONFLICT (name) DO UPDATE SET node_id = 'this-node', epoch = 1`)
+  mine = 1
 }, 60_000)
 afterAll(() => server.close())
 
+let n = 0
 const order = () =>
   fetch(`${server.url}/v2/paper-orders`, {
     method: "POST",
-    headers: { authorization: "Bearer tok", "content-type": "application/json", "idempotency-key": `wf-${open}` },
+    headers: { authorization: "Bearer tok", "content-type": "application/json", "idempotency-key": `wf-${++n}` },
     body: JSON.stringify({ market: "venue_a:WF1", outcome: "yes", action: "buy", usd: 10 }),
   })
+const stored = () => server.sql((sql) => sql`SELECT id FROM paper_orders WHERE account_id = ${principal.accountId}`)
+const holdings = () => server.accounts((a) => Object.keys(a.context(principal.accountId).holdings).length)
+
+const refusedUnrecorded = async () => {
+  const refused = await order()
+  expect(refused.status).toBe(500)
+  expect((await refused.json() as { code: string }).code).toBe("INTERNAL")
+  expect(await stored()).toEqual([])
+  expect(await holdings()).toBe(0)
+}
 
 describe("the accounts' write fence", () => {
-  it("refusing: the order fails unrecorded and the account is unchanged; allowing: it is recorded", async () => {
-    open = false
-    const refused = await order()
-    expect(refused.status).toBe(500)
-    expect((await refused.json() as { code: string }).code).toBe("INTERNAL")
-    expect(await server.sql((sql) => sql`SELECT id FROM paper_orders WHERE account_id = ${principal.accountId}`)).toEqual([])
-    expect(await server.accounts((a) => Object.keys(a.context(principal.accountId).holdings).length)).toBe(0)
-    open = true
+  it("refused by this node's check: the order fails unrecorded and the account is unchanged", async () => {
+    const epoch = mine
+    mine = null
+    await refusedUnrecorded()
+    mine = epoch
+  })
+
+  it("refused by the store (another node took the lease at a later epoch): unrecorded; this node's again: recorded", async () => {
+    const epoch = mine as number
+    await server.sql((sql) => sql`UPDATE node_leases SET node_id = 'other-node', epoch = ${epoch + 1} WHERE name = ${lease}`)
+    await refusedUnrecorded()
+    // Taken back: the row names this node at the epoch its token carries.
+    await server.sql((sql) => sql`UPDATE node_leases SET node_id = 'this-node', epoch = ${epoch + 2} WHERE name = ${lease}`)
+    mine = epoch + 2
     const placed = await order()
     expect(placed.status).toBe(201)
-    expect(await server.sql((sql) => sql`SELECT id FROM paper_orders WHERE account_id = ${principal.accountId}`)).toHaveLength(1)
+    expect(await stored()).toHaveLength(1)
+    expect(await holdings()).toBe(1)
   })
 })

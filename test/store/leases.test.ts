@@ -1,9 +1,11 @@
-// Leases (migration 19): who may take a lease, when, and at which epoch; renewal and release by its holder only.
-import type { SqlClient } from "@effect/sql"
-import { Effect, ManagedRuntime } from "effect"
+// Leases (migration 19): who may take a lease, when, and at which epoch; renewal and release by its holder
+// only; `hold`, the store's half of the write fence: true only at the holder's epoch, and a takeover waits
+// for the transaction that holds it (on a real PostgreSQL, where two transactions can run at once).
+import { SqlClient } from "@effect/sql"
+import { Deferred, Effect, Exit, Fiber, ManagedRuntime } from "effect"
 import { afterAll, describe, expect, it } from "vitest"
 import { Leases } from "../../src/store/leases.js"
-import { TestDb } from "../support/db.js"
+import { databaseUrl, TestDb } from "../support/db.js"
 
 const db = ManagedRuntime.make(TestDb)
 afterAll(() => db.dispose())
@@ -49,5 +51,57 @@ describe("Leases", () => {
     await run(Leases.release({ name, nodeId: "a", epoch: 1 }))
     expect(await run(Leases.holder(name))).toMatchObject({ live: false })
     expect(await run(Leases.acquire({ name, nodeId: "b", url: null, ttlMs: 60_000 }))).toBe(2)
+  })
+
+  it("hold: true in a transaction at the holder's node and epoch; false at an older epoch, another node, or a lease never taken", async () => {
+    const name = aName()
+    const inTx = (token: { nodeId: string; epoch: number }, lease = name) =>
+      run(Effect.flatMap(SqlClient.SqlClient, (sql) => sql.withTransaction(Leases.hold({ name: lease, ...token, idleMs: 5_000 }))))
+    expect(await inTx({ nodeId: "a", epoch: 1 })).toBe(false)
+    expect(await run(Leases.acquire({ name, nodeId: "a", url: null, ttlMs: 60_000 }))).toBe(1)
+    expect(await inTx({ nodeId: "a", epoch: 1 })).toBe(true)
+    expect(await inTx({ nodeId: "b", epoch: 1 })).toBe(false)
+    expect(await run(Leases.acquire({ name, nodeId: "a", url: null, ttlMs: 60_000 }))).toBe(2)
+    expect(await inTx({ nodeId: "a", epoch: 1 })).toBe(false)
+    expect(await inTx({ nodeId: "a", epoch: 2 })).toBe(true)
+    // Expired but not taken: still the holder's (nobody else writes until a node takes it).
+    await run(Leases.release({ name, nodeId: "a", epoch: 2 }))
+    expect(await inTx({ nodeId: "a", epoch: 2 })).toBe(true)
+  })
+})
+
+describe.runIf(databaseUrl() !== undefined)("Leases.hold against a takeover (PostgreSQL)", () => {
+  /** A transaction that holds `name` at a's epoch 1 and commits when `done` is completed; whether it held. */
+  const holding = (name: string, idleMs: number, done: Deferred.Deferred<void>) =>
+    Effect.flatMap(SqlClient.SqlClient, (sql) =>
+      sql.withTransaction(Effect.zipLeft(Leases.hold({ name, nodeId: "a", epoch: 1, idleMs }), Deferred.await(done))))
+
+  it("a takeover waits for the transaction that holds the lease, and then the old epoch holds no more", async () => {
+    const name = aName()
+    expect(await run(Leases.acquire({ name, nodeId: "a", url: null, ttlMs: 200 }))).toBe(1)
+    const done = await Effect.runPromise(Deferred.make<void>())
+    const writer = await run(Effect.forkDaemon(holding(name, 10_000, done)))
+    await sleep(300) // expired now, and a's transaction holds the row
+    const takeover = await run(Effect.forkDaemon(Leases.acquire({ name, nodeId: "b", url: null, ttlMs: 60_000 })))
+    await sleep(400)
+    expect(await Effect.runPromise(Fiber.poll(takeover))).toMatchObject({ _tag: "None" })
+    await Effect.runPromise(Deferred.succeed(done, undefined))
+    expect(await run(Fiber.join(writer))).toBe(true)
+    expect(await run(Fiber.join(takeover))).toBe(2)
+    const after = await run(Effect.forkDaemon(holding(name, 10_000, done)))
+    expect(await run(Fiber.join(after))).toBe(false)
+  })
+
+  it("a writer that sits idle in its transaction longer than idleMs is ended by the server, and the takeover goes on", async () => {
+    const name = aName()
+    expect(await run(Leases.acquire({ name, nodeId: "a", url: null, ttlMs: 200 }))).toBe(1)
+    const never = await Effect.runPromise(Deferred.make<void>())
+    const writer = await run(Effect.forkDaemon(holding(name, 300, never)))
+    await sleep(300)
+    const startedAt = performance.now()
+    expect(await run(Leases.acquire({ name, nodeId: "b", url: null, ttlMs: 60_000 }).pipe(Effect.timeout("5 seconds")))).toBe(2)
+    expect(performance.now() - startedAt).toBeLessThan(5_000)
+    await run(Fiber.interrupt(writer))
+    expect(Exit.isSuccess(await run(Fiber.await(writer)))).toBe(false)
   })
 })

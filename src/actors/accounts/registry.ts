@@ -30,7 +30,8 @@ import { holdConnection } from "../../store/held-connection.js"
 import { makeInbox } from "../../inbox.js"
 import { KeyIndex } from "./key-index.js"
 import { webhookSink } from "../../webhooks/sink.js"
-import { writeFence } from "../write-fence.js"
+import type { LeaseLost, LeaseToken } from "../../store/leases.js"
+import { writeFenceToken } from "../write-fence.js"
 import { MarketBus, Markets, type MarketsService } from "../markets/market-bus.js"
 import {
   type AccountContext, accountMachine, applyFill, applySettlement, type BotTag, emptyAccount, type Holding, type RecordedFill,
@@ -389,10 +390,14 @@ export const makeAccountsLayer = (options: AccountsOptions = {}): Layer.Layer<Ac
       // holding as its fill left it (a sale that sold a holding whole, undone before the buy that made it).
       // The group commit keeps one connection of its own (src/store/held-connection.ts).
       const record = PaperStore.recordOn(yield* holdConnection((yield* PgClient.PgClient).config))
-      // Where nodes share a lease, a group is written only while the lease is surely this node's (write-fence.ts).
-      const fence = yield* writeFence
+      // Where nodes share a lease, a group is written only as its holder (write-fence.ts): surely its own by
+      // this node's Clock, and still this node's at its epoch in the store, checked by the INSERT itself.
+      const fence = yield* writeFenceToken
+      const tokenNow: Effect.Effect<LeaseToken | null, LeaseLost> = Option.getOrElse(fence, () => Effect.succeed(null))
       const write = yield* batched(batchRows, (entries: ReadonlyArray<{ readonly order: StoredOrder; readonly undo: () => void }>) =>
-        Effect.zipRight(fence, Effect.flatMap(Clock.currentTimeMillis, (now) => record(entries.map((e) => e.order), now))).pipe(
+        Effect.flatMap(tokenNow, (token) =>
+          Effect.flatMap(Clock.currentTimeMillis, (now) => record(entries.map((e) => e.order), now, token))).pipe(
+          Effect.orDie,
           Effect.map((stored) => entries.map((e) => stored.has(e.order.id))),
           Effect.onError(() => Effect.sync(() => {
             for (let i = entries.length - 1; i >= 0; i--) entries[i]?.undo()

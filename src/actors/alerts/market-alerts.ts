@@ -11,7 +11,7 @@ import { Markets } from "../markets/market-bus.js"
 import { ByContract } from "../by-contract.js"
 import { type AlertOutcome, MarketAlertsStore, type StoredAlert } from "../../store/market-alerts.js"
 import { webhookSink } from "../../webhooks/sink.js"
-import { writeFence } from "../write-fence.js"
+import { fencedTransaction } from "../write-fence.js"
 
 /** The side's price from a contract's Yes price: the first side's is the Yes price, the second's 1 − it. */
 export const sidePrice = (yesPrice: number, side: 0 | 1): number => (side === 0 ? yesPrice : Math.round((1 - yesPrice) * 1e6) / 1e6)
@@ -90,9 +90,9 @@ export const makeMarketAlertsLayer = (options: { readonly flushEveryMs?: number 
         } else watch.arm(alert, markets.yesPriceAt(alert.market))
       }
       const sink = yield* webhookSink
-      // Where nodes share a lease, alerts are written only while it is surely this node's (write-fence.ts);
-      // a refused write is kept for the next round like a failed one.
-      const fence = yield* writeFence
+      // Where nodes share a lease, alerts are written only as its holder (write-fence.ts); a refused write
+      // is kept for the next round like a failed one.
+      const fenced = yield* fencedTransaction
 
       // One flush at a time, so a flush asked for (tests, shutdown) waits for one already writing.
       const writing = yield* Effect.makeSemaphore(1)
@@ -100,7 +100,7 @@ export const makeMarketAlertsLayer = (options: { readonly flushEveryMs?: number 
         const batch = stopped
         if (batch.length === 0) return Effect.void
         stopped = []
-        return Effect.zipRight(fence, MarketAlertsStore.record(batch)).pipe(
+        return fenced(MarketAlertsStore.record(batch)).pipe(
           Effect.flatMap((changed) => MarketAlertsStore.byIds(changed)),
           Effect.tap((alerts) => Effect.sync(() => {
             if (Option.isNone(sink)) return

@@ -9,9 +9,9 @@
 // start (src/store/bot-fills.ts), so a bot's trades and its account never disagree.
 import { randomUUID } from "node:crypto"
 import { SqlClient } from "@effect/sql"
-import { Context, Duration, Effect, Layer, Option, PubSub, Queue } from "effect"
+import { Cause, Context, Duration, Effect, Exit, Layer, Option, PubSub, Queue } from "effect"
 import { OrderedFeed } from "../../intel/intel-bus.js"
-import { writeFence } from "../write-fence.js"
+import { fencedTransaction } from "../write-fence.js"
 import { webhookSink } from "../../webhooks/sink.js"
 import { BotFills, type OutboxFill } from "../../store/bot-fills.js"
 import { BotStore, type BotSave } from "../../store/bots.js"
@@ -158,56 +158,48 @@ export const makeBotsLayer = (options: BotsOptions = {}): Layer.Layer<Bots, neve
        * that on PostgreSQL). The store always ends with the newest state.
        */
       const writes = yield* Effect.makeSemaphore(1)
-      // Where nodes share a lease, bots are written only while the lease is surely this node's (write-fence.ts).
-      const fence = yield* writeFence
+      // Where nodes share a lease, bots are written only as its holder (write-fence.ts): every write is a
+      // transaction that holds the lease at this node's epoch first.
+      const fenced = yield* fencedTransaction
 
       /** Every dirty bot with its fills, in one transaction (each bot alone when that fails). */
       const storeDirty = Effect.gen(function* () {
-        const sql = yield* SqlClient.SqlClient
         // Taken in one synchronous step: every fill taken belongs to a bot state saved with it.
         const saves = registry.drainDirty().map(saveOf).filter((s): s is BotSave => s !== null)
         const taken = takeFills()
-        if (saves.length > 0 || taken.length > 0) {
-          // Refused by the fence: kept dirty with their fills (none of it was acknowledged; the node that takes
-          // over restores what is stored).
-          const allowed = yield* fence.pipe(
-            Effect.as(true),
-            Effect.catchAllCause((cause) => Effect.as(Effect.logWarning("bots: not written, this node may no longer write them", cause), false)),
-          )
-          if (!allowed) {
-            for (const s of saves) {
-              registry.dirty.add(s.id)
-              saved.forget(s.id)
-            }
-            fills.unshift(...taken)
-            return
+        if (saves.length === 0 && taken.length === 0) return
+        /** Not written: kept dirty with their fills, for the next round. */
+        const keep = (these: ReadonlyArray<BotSave>) => {
+          for (const s of these) {
+            registry.dirty.add(s.id)
+            saved.forget(s.id)
           }
-          // One transaction for all; when it fails, each bot alone, so one snapshot the store refuses never
-          // holds back the others (it stays dirty, retried next round, and is logged), then the fills.
-          const stored = yield* sql.withTransaction(Effect.zipRight(BotStore.save(saves), BotFills.insert(taken))).pipe(
-            Effect.orDie,
-            Effect.as(saves),
-            Effect.catchAllCause(() =>
-              Effect.map(Effect.forEach(saves, (s) =>
-                BotStore.save([s]).pipe(
-                  Effect.as([s]),
-                  Effect.catchAllCause((cause) =>
-                    Effect.zipRight(
-                      Effect.sync(() => {
-                        registry.dirty.add(s.id)
-                        saved.forget(s.id)
-                      }),
-                      Effect.as(Effect.logError(`bots: persisting bot ${s.id} failed; retrying next round`, cause), []),
-                    )),
-                )), (each) => each.flat()).pipe(
-                Effect.zipLeft(BotFills.insert(taken).pipe(
-                  Effect.catchAllCause((cause) => Effect.logError("bots: storing fills in the outbox failed; recording them anyway", cause)),
-                )),
-              )),
-          )
-          outboxed.push(...taken)
-          publishTrades(stored)
         }
+        // One transaction for all; when it fails, each bot alone, so one snapshot the store refuses never
+        // holds back the others (it stays dirty, retried next round, and is logged), then the fills.
+        // Refused by the fence, nothing is written at all (none of it was acknowledged; the node that takes
+        // over restores what is stored).
+        const together = yield* Effect.exit(fenced(Effect.zipRight(BotStore.save(saves), BotFills.insert(taken))))
+        if (Exit.isFailure(together) && Cause.failureOption(together.cause).pipe(Option.exists((e) => e._tag === "LeaseLost"))) {
+          keep(saves)
+          fills.unshift(...taken)
+          return yield* Effect.logWarning("bots: not written, this node may no longer write them", together.cause)
+        }
+        const stored = Exit.isSuccess(together) ? saves : yield* Effect.map(Effect.forEach(saves, (s) =>
+          fenced(BotStore.save([s])).pipe(
+            Effect.as([s]),
+            Effect.catchAllCause((cause) =>
+              Effect.zipRight(
+                Effect.sync(() => keep([s])),
+                Effect.as(Effect.logError(`bots: persisting bot ${s.id} failed; retrying next round`, cause), []),
+              )),
+          )), (each) => each.flat()).pipe(
+          Effect.zipLeft(fenced(BotFills.insert(taken)).pipe(
+            Effect.catchAllCause((cause) => Effect.logError("bots: storing fills in the outbox failed; recording them anyway", cause)),
+          )),
+        )
+        outboxed.push(...taken)
+        publishTrades(stored)
       })
 
       /** Stores every dirty bot with its fills (one transaction), then records the fills on the paper accounts. */
@@ -243,7 +235,7 @@ export const makeBotsLayer = (options: BotsOptions = {}): Layer.Layer<Bots, neve
             if (s === null) return Effect.void
             // The bot's fills so far go with it (a market bot's buy at creation); the flush records them.
             const taken = takeFills(id)
-            return Effect.zipRight(fence, Effect.flatMap(SqlClient.SqlClient, (sql) => sql.withTransaction(Effect.zipRight(BotStore.save([s]), BotFills.insert(taken))))).pipe(
+            return fenced(Effect.zipRight(BotStore.save([s]), BotFills.insert(taken))).pipe(
               Effect.orDie,
               Effect.tap(() => Effect.sync(() => {
                 outboxed.push(...taken)

@@ -24,7 +24,7 @@ import { prepareOrder } from "../../operations/paper-orders.js"
 import { type ExitOutcome, ExitRulesStore, saleKeyOf, type StoredExitRule } from "../../store/exit-rules.js"
 import { sidePrice } from "../alerts/market-alerts.js"
 import { ByContract } from "../by-contract.js"
-import { writeFence } from "../write-fence.js"
+import { fencedTransaction } from "../write-fence.js"
 
 export type ExitReason = "stopLoss" | "takeProfit" | "trailingStop"
 
@@ -163,9 +163,9 @@ export const ExitRulesLive: Layer.Layer<ExitRules, never, OrderedFeed | Markets 
     // Subscribed before the store is read, so events published meanwhile wait in the subscription.
     const events = yield* PubSub.subscribe(yield* OrderedFeed)
     const watch = new ExitWatch()
-    // Where nodes share a lease, rules are written only while it is surely this node's (write-fence.ts); a
-    // refused write is logged like a failed one (a sale is fenced as the paper order it is).
-    const fence = yield* writeFence
+    // Where nodes share a lease, rules are written only as its holder (write-fence.ts); a refused write is
+    // logged like a failed one (a sale is fenced as the paper order it is).
+    const fenced = yield* fencedTransaction
     // Rules a crash left armed after their sale was recorded end `executed` first; the rest are armed.
     yield* ExitRulesStore.finish(yield* ExitRulesStore.soldOnLedger)
     /** Arms a rule, knowing its market closed when it is (a close the feed brought before is not brought again). */
@@ -224,14 +224,14 @@ export const ExitRulesLive: Layer.Layer<ExitRules, never, OrderedFeed | Markets 
           const outcome = yield* attempt(step)
           if (outcome !== null) outcomes.push(outcome)
         }
-        yield* Effect.zipRight(fence, ExitRulesStore.finish(outcomes)).pipe(
+        yield* fenced(ExitRulesStore.finish(outcomes)).pipe(
           Effect.provide(sqlContext),
           Effect.catchAllCause((cause) => Effect.logError("exit rules: recording how rules ended failed", cause)),
         )
       }),
     ))
     yield* Effect.forkScoped(Effect.repeat(
-      Effect.zipRight(fence, Effect.suspend(() => ExitRulesStore.saveHighs(watch.takeHighs()))).pipe(
+      fenced(Effect.suspend(() => ExitRulesStore.saveHighs(watch.takeHighs()))).pipe(
         Effect.provide(sqlContext),
         Effect.catchAllCause((cause) => Effect.logError("exit rules: storing trailing highs failed", cause)),
       ),
