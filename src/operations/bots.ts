@@ -175,12 +175,12 @@ const create = Effect.fn("Bots.create")(function* (request: typeof BotCreateRequ
   }
   const persisted = snapshot as { readonly value: unknown; readonly context: AnyBotContext }
   const limit = request.kind === "signal" ? MAX_SIGNAL_BOTS : request.kind === "market" ? MAX_MARKET_BOTS : null
-  const outcome = yield* BotStore.insert({
+  const outcome = yield* bots.fenced(BotStore.insert({
     id: context.id, accountId, kind: context.kind, name: persisted.context.name, mode: "paper",
     status: persisted.value === "ended" ? "ended" : "running",
     trader: context.kind === "trader" ? context.settings.trader.ref : null,
     settings: null, snapshot,
-  }, new Date(createdAt), limit)
+  }, new Date(createdAt), limit)).pipe(Effect.orDie)
   if (outcome === "duplicate") return yield* new Validation({ error: "trigger.trader: a bot on this trader already exists" })
   if (outcome === "limit") {
     return yield* new Validation({ error: `the account is at its limit of ${limit} ${request.kind} bots` })

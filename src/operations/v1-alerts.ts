@@ -78,13 +78,14 @@ export const setMarketAlert = operation({
     const markets = yield* Markets
     const status = markets.status(info.ref)
     if (status !== "open") return yield* new Validation({ error: `market ${info.ref} is not open (${status ?? "unknown"})` })
-    const stored = yield* MarketAlertsStore.insert({
+    const alerts = yield* MarketAlerts
+    const stored = yield* alerts.fenced(MarketAlertsStore.insert({
       accountId: ctx.principal.accountId, market: info.ref, marketObject: marketObjectOf(info), outcome: side.name,
       side: info.sides[0].id === side.id ? 0 : 1, above: request.above ?? null, below: request.below ?? null,
       note: request.note ?? null, createdAt: yield* Clock.currentTimeMillis,
-    }, MAX_MARKET_ALERTS)
+    }, MAX_MARKET_ALERTS)).pipe(Effect.orDie)
     if (stored === null) return yield* new Validation({ error: `at most ${MAX_MARKET_ALERTS} armed market alerts per account` })
-    ;(yield* MarketAlerts).arm(stored)
+    alerts.arm(stored)
     return marketAlertOf(stored)
   }),
 })
@@ -115,9 +116,10 @@ export const deleteMarketAlert = operation({
   input: Schema.Struct({ id: Schema.String.pipe(Schema.maxLength(100)) }).annotations(STRICT),
   output: Schema.Struct({ id: Schema.String, deleted: Schema.Literal(true) }),
   run: Effect.fn("MarketAlerts.delete")(function* (input, ctx) {
-    const removed = yield* MarketAlertsStore.remove(ctx.principal.accountId, input.id)
+    const alerts = yield* MarketAlerts
+    const removed = yield* alerts.fenced(MarketAlertsStore.remove(ctx.principal.accountId, input.id)).pipe(Effect.orDie)
     if (removed === null) return yield* new NotFound({ error: `No market alert has id ${quoted(input.id)}` })
-    ;(yield* MarketAlerts).disarm(removed.market, removed.id)
+    alerts.disarm(removed.market, removed.id)
     return { id: input.id, deleted: true as const }
   }),
 })

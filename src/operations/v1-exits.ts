@@ -58,12 +58,12 @@ export const setExitRule = operation({
     const yesPrice = request.trailingStop === undefined ? null : (yield* Markets).yesPrice(info.ref)
     const exits = yield* ExitRules
     const rule = yield* exits.inTurn(Effect.gen(function* () {
-      const { rule, replaced } = yield* ExitRulesStore.set({
+      const { rule, replaced } = yield* exits.fenced(ExitRulesStore.set({
         accountId, market: info.ref, marketObject: marketObjectOf(info), outcome: side.name, side: sideIndex,
         stopLoss: request.stopLoss ?? null, takeProfit: request.takeProfit ?? null, trailingStop: request.trailingStop ?? null,
         trailHigh: yesPrice === null ? null : sidePrice(yesPrice, sideIndex),
         createdAt: yield* Clock.currentTimeMillis,
-      })
+      })).pipe(Effect.orDie)
       if (replaced !== null) exits.disarm(info.ref, replaced)
       exits.arm(rule)
       return rule
@@ -97,9 +97,10 @@ export const deleteExitRule = operation({
   summary: "Cancel an armed exit rule",
   input: Schema.Struct({ id: Schema.String.pipe(Schema.maxLength(100)) }).annotations(STRICT), output: ExitRule,
   run: Effect.fn("ExitRules.delete")(function* (input, ctx) {
-    const cancelled = yield* ExitRulesStore.cancel(ctx.principal.accountId, input.id, yield* Clock.currentTimeMillis)
+    const exits = yield* ExitRules
+    const cancelled = yield* exits.fenced(ExitRulesStore.cancel(ctx.principal.accountId, input.id, yield* Clock.currentTimeMillis)).pipe(Effect.orDie)
     if (cancelled === null) return yield* new NotFound({ error: `No armed exit rule has id ${quoted(input.id)}` })
-    ;(yield* ExitRules).disarm(cancelled.market, cancelled.id)
+    exits.disarm(cancelled.market, cancelled.id)
     return exitRuleOf(cancelled)
   }),
 })

@@ -2,7 +2,9 @@
 // end through the HTTP door, over real market actors fed builder events (their prices reach the watcher
 // on the OrderedFeed, as IntelLive publishes them), the suite's database and a manual Clock: firing once
 // on feed time at or beyond a bound, on either side, ending with the market, every bound at its edge, the
-// 50-alert limit, paging, the webhook fact, the inbox with bot notices, and a restart that re-arms.
+// 50-alert limit, paging, the webhook fact, the inbox with bot notices, and a restart that re-arms. They run
+// under a write fence, as on a node holding the paper lease: every write is checked against a lease row,
+// and the last tests move that row to another node to see the writes refused (src/actors/write-fence.ts).
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer, ManagedRuntime, PubSub } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -19,6 +21,7 @@ import type { Operation } from "../../src/operations/operation.js"
 import { CursorKey } from "../../src/operations/paging.js"
 import { deleteMarketAlert, getAlerts, getMarketAlerts, setMarketAlert } from "../../src/operations/v1-alerts.js"
 import { Counters } from "../../src/store/counters.js"
+import { WriteFence } from "../../src/actors/write-fence.js"
 import { type AccountFact, WebhookSink } from "../../src/webhooks/sink.js"
 import { TestDb } from "../support/db.js"
 import { drained } from "../support/eventually.js"
@@ -38,6 +41,7 @@ const keys = memoryKeys({
   pager: aPrincipal({ accountId: "ma_pager" }),
   carol: aPrincipal({ accountId: "ma_carol" }),
   eventer: aPrincipal({ accountId: "ma_eventer" }),
+  fencer: aPrincipal({ accountId: "ma_fencer" }),
 })
 const facts: Array<AccountFact> = []
 const sink = Layer.succeed(WebhookSink, { publish: (f) => void facts.push(...f) })
@@ -59,6 +63,13 @@ const release = () => {
   held = null
   for (const e of kept) ordered.unsafeOffer(e)
 }
+const lease = `fence_alerts_${process.pid}`
+/** The epoch this "node" writes at; the lease row names it at epoch 1 unless a test moves it. */
+const fence = Layer.succeed(WriteFence, { token: Effect.succeed({ name: lease, nodeId: "this-node", epoch: 1, idleMs: 1_000 }) })
+const moveLease = (nodeId: string, epoch: number) =>
+  sql((sql) => sql`
+    INSERT INTO node_leases (name, node_id, url, epoch, expires_at) VALUES (${lease}, ${nodeId}, NULL, ${epoch}, now() + interval '1 hour')
+    ON CONFLICT (name) DO UPDATE SET node_id = EXCLUDED.node_id, epoch = EXCLUDED.epoch`)
 let server: ManagedRuntime.ManagedRuntime<MarketAlerts, unknown> | undefined
 let url = ""
 
@@ -67,7 +78,7 @@ const start = async () => {
   const watcher = makeMarketAlertsLayer({ flushEveryMs: 10 })
   const layer = makeHttpServer(operations, { port: 0, host: "127.0.0.1" }).pipe(
     Layer.provideMerge(watcher),
-    Layer.provide([keys, Counters.memory, Health.layer, CursorKey.layer("alerts-test"), sink]),
+    Layer.provide([keys, Counters.memory, Health.layer, CursorKey.layer("alerts-test"), sink, fence]),
     Layer.provide([
       Layer.succeedContext(context), clock.layer, Layer.succeed(MarketBus, bus), Layer.succeed(OrderedFeed, ordered),
       Layer.succeed(Markets, marketsOf(registry)),
@@ -91,7 +102,10 @@ const settle = async () => {
   await server!.runPromise(Effect.flatMap(MarketAlerts, (a) => a.flush))
 }
 
-beforeAll(start, 60_000)
+beforeAll(async () => {
+  await moveLease("this-node", 1)
+  await start()
+}, 60_000)
 afterAll(async () => {
   await server?.dispose()
   registry.stop()
@@ -333,5 +347,27 @@ describe("restart", () => {
     await start()
     await settle()
     expect((await list("bob", `?market=${ref}`)).body.data[0]).toMatchObject({ id: created.id, status: "ended", endedAt: new Date(settledAt).toISOString() })
+  })
+})
+
+describe("the write fence", () => {
+  it("refused by the store (another node took the lease): setting or deleting an alert fails unwritten, and one that fires stays armed in the store until the lease is back", async () => {
+    const ref = market("F1")
+    print("F1", 0.5)
+    const kept = (await set("fencer", { market: ref, above: 0.6 })).body.data
+    await moveLease("other-node", 2)
+    const refused = await set("fencer", { market: ref, below: 0.2 })
+    expect(refused.status).toBe(500)
+    expect(refused.body.code).toBe("INTERNAL")
+    expect((await call(url, `/v1/market-alerts/${kept.id}`, { method: "DELETE", token: "fencer" })).status).toBe(500)
+    const stored = () => sql<{ id: string; status: string }>((sql) => sql`SELECT id, status FROM market_alerts WHERE account_id = 'ma_fencer' ORDER BY id`)
+    expect(await stored()).toEqual([{ id: kept.id, status: "armed" }])
+    // It fires here, but the end is not written while the lease is another node's; it is kept for the next round.
+    print("F1", 0.65)
+    await settle()
+    expect(await stored()).toEqual([{ id: kept.id, status: "armed" }])
+    await moveLease("this-node", 1)
+    await settle()
+    expect(await stored()).toEqual([{ id: kept.id, status: "triggered" }])
   })
 })

@@ -54,6 +54,11 @@ describe("the bots' write fence", () => {
     const id = made.body.data.id as string
     await s.sql((sql) => sql`UPDATE node_leases SET node_id = 'other-node', epoch = 2 WHERE name = ${lease}`)
     await refusedUnwritten(id, "Taken-over bot")
+    // A bot created meanwhile is refused with it: not acknowledged, not stored, not running here.
+    const created = await s.as("write", "/v2/bots", { method: "POST", body: { name: "Born fenced", trigger: { signal: { category: ["sports"] } } } })
+    expect(created.status).toBe(500)
+    expect(await s.sql((sql) => sql`SELECT id FROM bots WHERE name = 'Born fenced'`)).toEqual([])
+    expect([...s.bots.registry.ids()].some((b) => s.bots.registry.context(b)?.name === "Born fenced")).toBe(false)
     await s.sql((sql) => sql`UPDATE node_leases SET node_id = 'this-node', epoch = 3 WHERE name = ${lease}`)
     mine = 3
     await Effect.runPromise(s.bots.flush)

@@ -3,7 +3,9 @@
 // IntelLive publishes them), the real accounts layer and the suite's database: each level firing once at
 // feed time and selling the hand-held position as a paper order against the bids, a trailing stop off the
 // high, replacing, cancelling (nothing held, market over, deleted), no bid (stays armed), every bound at its
-// edge, the portfolio, and a restart that re-arms.
+// edge, the portfolio, and a restart that re-arms. They run under a write fence, as on a node holding the
+// paper lease (src/actors/write-fence.ts); the last tests move the lease row to another node to see the
+// writes refused.
 import { SqlClient } from "@effect/sql"
 import { Effect, Layer, ManagedRuntime, PubSub } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
@@ -22,6 +24,7 @@ import { getPaperAccount } from "../../src/operations/paper.js"
 import { placePaperOrder } from "../../src/operations/paper-orders.js"
 import { deleteExitRule, listExitRules, setExitRule } from "../../src/operations/v1-exits.js"
 import { getPortfolio, LIVE_BLOCKERS } from "../../src/operations/v1-portfolio.js"
+import { WriteFence } from "../../src/actors/write-fence.js"
 import { Counters } from "../../src/store/counters.js"
 import { TestDb } from "../support/db.js"
 import { drained, eventually } from "../support/eventually.js"
@@ -39,6 +42,7 @@ const keys = memoryKeys({
   erin: aPrincipal({ accountId: "ex_erin" }),
   fay: aPrincipal({ accountId: "ex_fay" }),
   gus: aPrincipal({ accountId: "ex_gus" }),
+  hal: aPrincipal({ accountId: "ex_hal" }),
 })
 const db = ManagedRuntime.make(TestDb)
 const bus = Effect.runSync(PubSub.sliding<MarketEvent>(MarketBus.capacity))
@@ -47,6 +51,13 @@ const registry = new MarketRegistry((e) => {
   bus.unsafeOffer(e)
   if (carriedInOrder(e)) ordered.unsafeOffer(e)
 })
+const lease = `fence_exits_${process.pid}`
+const fence = Layer.succeed(WriteFence, { token: Effect.succeed({ name: lease, nodeId: "this-node", epoch: 1, idleMs: 1_000 }) })
+/** Where the lease row stands: this node's at epoch 1, or another's. */
+const moveLease = (nodeId: string, epoch: number) =>
+  db.runPromise(Effect.flatMap(SqlClient.SqlClient, (sql) => sql`
+    INSERT INTO node_leases (name, node_id, url, epoch, expires_at) VALUES (${lease}, ${nodeId}, NULL, ${epoch}, now() + interval '1 hour')
+    ON CONFLICT (name) DO UPDATE SET node_id = EXCLUDED.node_id, epoch = EXCLUDED.epoch`))
 let server: ManagedRuntime.ManagedRuntime<never, unknown> | undefined
 let url = ""
 
@@ -57,7 +68,7 @@ const start = async () => {
   )
   const accounts = makeAccountsLayer()
   const layer = makeHttpServer(operations, { port: 0, host: "127.0.0.1" }).pipe(
-    Layer.provide(Layer.merge(accounts, ExitRulesLive.pipe(Layer.provide(accounts)))),
+    Layer.provide(Layer.merge(accounts, ExitRulesLive.pipe(Layer.provide(accounts))).pipe(Layer.provide(fence))),
     Layer.provide([keys, Counters.memory, Health.layer, CursorKey.layer("exits-test")]),
     Layer.provide(shared),
   )
@@ -85,7 +96,10 @@ const settle = async () => {
   await new Promise((r) => setTimeout(r, 20))
 }
 
-beforeAll(start, 60_000)
+beforeAll(async () => {
+  await moveLease("this-node", 1)
+  await start()
+}, 60_000)
 afterAll(async () => {
   await server?.dispose()
   registry.stop()
@@ -368,5 +382,32 @@ describe("restart", () => {
     await start()
     const [latest] = (await rules("bob")).body.data.filter((r: { id: string }) => r.id === rule.id)
     expect(latest).toMatchObject({ status: "executed", reason: "stopLoss", orderId: sale.body.data.id, doneAt: sale.body.data.filledAt })
+  })
+})
+
+describe("the write fence", () => {
+  it("refused by the store (another node took the lease): setting or deleting a rule fails unwritten, and one that fires sells nothing and stays armed until the lease is back", async () => {
+    const ref = market("F1")
+    const held = await buy("hal", ref)
+    await moveLease("other-node", 2)
+    const refused = await setRule("hal", { market: ref, outcome: "yes", stopLoss: 0.3 })
+    expect(refused.status).toBe(500)
+    expect(refused.body.code).toBe("INTERNAL")
+    expect((await rules("hal")).body.data).toEqual([])
+    await moveLease("this-node", 1)
+    const rule = (await setRule("hal", { market: ref, outcome: "yes", stopLoss: 0.3 })).body.data
+    await moveLease("other-node", 3)
+    expect((await call(url, `/v1/exits/${rule.id}`, { method: "DELETE", token: "hal" })).status).toBe(500)
+    // It fires here, but the sale is not recorded while the lease is another node's: nothing sold, still armed.
+    print("F1", 0.29)
+    await settle()
+    await new Promise((r) => setTimeout(r, 100))
+    expect((await handYes("hal", ref))?.contracts).toBe(held.contracts)
+    expect((await rules("hal")).body.data).toMatchObject([{ id: rule.id, status: "armed" }])
+    await moveLease("this-node", 1)
+    print("F1", 0.28)
+    await settle()
+    await eventually(async () => expect((await rules("hal")).body.data).toMatchObject([{ id: rule.id, status: "executed", reason: "stopLoss" }]))
+    expect(await handYes("hal", ref)).toBeUndefined()
   })
 })

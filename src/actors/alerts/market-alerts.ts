@@ -11,7 +11,7 @@ import { Markets } from "../markets/market-bus.js"
 import { ByContract } from "../by-contract.js"
 import { type AlertOutcome, MarketAlertsStore, type StoredAlert } from "../../store/market-alerts.js"
 import { webhookSink } from "../../webhooks/sink.js"
-import { fencedTransaction } from "../write-fence.js"
+import { type Fenced, fencedTransaction } from "../write-fence.js"
 
 /** The side's price from a contract's Yes price: the first side's is the Yes price, the second's 1 − it. */
 export const sidePrice = (yesPrice: number, side: 0 | 1): number => (side === 0 ? yesPrice : Math.round((1 - yesPrice) * 1e6) / 1e6)
@@ -66,6 +66,11 @@ export interface MarketAlertsService {
   readonly disarm: (ref: string, id: string) => void
   /** Writes what stopped so far and tells the webhooks (tests, shutdown); waits for a flush already running. */
   readonly flush: Effect.Effect<void>
+  /**
+   * A write of this actor's state made by an operation (creating, changing or deleting one), in a
+   * transaction fenced as the actor's own writes are (src/actors/write-fence.ts).
+   */
+  readonly fenced: Fenced
 }
 
 export class MarketAlerts extends Context.Tag("whalewatch/MarketAlerts")<MarketAlerts, MarketAlertsService>() {}
@@ -129,6 +134,7 @@ export const makeMarketAlertsLayer = (options: { readonly flushEveryMs?: number 
         arm: (alert) => watch.arm(alert, markets.yesPriceAt(alert.market)),
         disarm: (ref, id) => watch.disarm(ref, id),
         flush,
+        fenced,
       }
     }),
   )

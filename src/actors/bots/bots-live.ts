@@ -11,7 +11,7 @@ import { randomUUID } from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import { Cause, Context, Duration, Effect, Exit, Layer, Option, PubSub, Queue } from "effect"
 import { OrderedFeed } from "../../intel/intel-bus.js"
-import { fencedTransaction } from "../write-fence.js"
+import { type Fenced, fencedTransaction } from "../write-fence.js"
 import { webhookSink } from "../../webhooks/sink.js"
 import { BotFills, type OutboxFill } from "../../store/bot-fills.js"
 import { BotStore, type BotSave } from "../../store/bots.js"
@@ -29,6 +29,11 @@ export interface BotsService {
   readonly trader: (ref: string) => Effect.Effect<{ readonly name: string | null } | null>
   /** Wait until what the feed changed so far is stored (tests, shutdown). */
   readonly flush: Effect.Effect<void>
+  /**
+   * A write of this actor's state made by an operation (creating, changing or deleting one), in a
+   * transaction fenced as the actor's own writes are (src/actors/write-fence.ts).
+   */
+  readonly fenced: Fenced
 }
 
 export class Bots extends Context.Tag("whalewatch/Bots")<Bots, BotsService>() {}
@@ -250,6 +255,7 @@ export const makeBotsLayer = (options: BotsOptions = {}): Layer.Layer<Bots, neve
           })).pipe(Effect.provide(sqlContext)),
         trader: (ref) => BotStore.trader(ref).pipe(Effect.provide(sqlContext)),
         flush: flushNow,
+        fenced,
       }
       return service
     }),

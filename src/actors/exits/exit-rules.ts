@@ -24,7 +24,7 @@ import { prepareOrder } from "../../operations/paper-orders.js"
 import { type ExitOutcome, ExitRulesStore, saleKeyOf, type StoredExitRule } from "../../store/exit-rules.js"
 import { sidePrice } from "../alerts/market-alerts.js"
 import { ByContract } from "../by-contract.js"
-import { fencedTransaction } from "../write-fence.js"
+import { type Fenced, fencedTransaction } from "../write-fence.js"
 
 export type ExitReason = "stopLoss" | "takeProfit" | "trailingStop"
 
@@ -150,6 +150,11 @@ export interface ExitRulesService {
   readonly disarm: (ref: string, id: string) => void
   /** The live high of an armed rule (the store's may be up to HIGHS_EVERY behind). */
   readonly highOf: (ref: string, id: string) => number | null
+  /**
+   * A write of this actor's state made by an operation (creating, changing or deleting one), in a
+   * transaction fenced as the actor's own writes are (src/actors/write-fence.ts).
+   */
+  readonly fenced: Fenced
 }
 
 export class ExitRules extends Context.Tag("whalewatch/ExitRules")<ExitRules, ExitRulesService>() {}
@@ -241,7 +246,7 @@ export const ExitRulesLive: Layer.Layer<ExitRules, never, OrderedFeed | Markets 
     const turn = yield* Effect.makeSemaphore(1)
     return {
       inTurn: (change) => turn.withPermits(1)(change),
-      arm, disarm: (ref, id) => watch.disarm(ref, id), highOf: (ref, id) => watch.highOf(ref, id),
+      arm, disarm: (ref, id) => watch.disarm(ref, id), highOf: (ref, id) => watch.highOf(ref, id), fenced,
     }
   }),
 )
