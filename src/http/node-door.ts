@@ -4,15 +4,17 @@
 // sending node authenticated (that node counted the request), and is answered in the wire's shapes
 // (src/nodes/wire.ts), never the user envelope. An HttpApi-level middleware, like the MCP door.
 //
+// - A body signed for another operation, sent more than a minute from this node's clock, or taken
+//   before (its nonce): 401, and nothing runs (src/nodes/wire.ts, ReplayGuard).
 // - Not the holder (any more): `not-holder`, and nothing runs.
 // - The operation's extra charges (includes) are made by the sending node: a charge past what it has
 //   paid answers `charge` with the units needed, and the call runs again when they are paid. An
 //   operation charges before it changes anything, so the run that answered `charge` changed nothing.
 import { HttpApiBuilder, HttpServerRequest, HttpServerResponse, type HttpApp, type HttpRouter } from "@effect/platform"
-import { Cause, Effect, Exit, type Layer, Option, Schema } from "effect"
+import { Cause, Clock, Effect, Exit, type Layer, Option, Schema } from "effect"
 import { API_ERRORS, Internal, isApiError, NotFound, Unauthorized } from "../domain/errors.js"
 import { nodeSecret } from "../nodes/paper-lease.js"
-import { ForwardRequest, type ForwardAnswer, NODE_ROUTE, SIGNATURE_HEADER, signedBy } from "../nodes/wire.js"
+import { ForwardRequest, type ForwardAnswer, NODE_ROUTE, REPLAY_WINDOW_MS, ReplayGuard, SIGNATURE_HEADER, signedBy } from "../nodes/wire.js"
 import { type AnyOperation, inputSchema, type OperationContext, type OperationsContext } from "../operations/operation.js"
 import { isOwned, PaperOwner } from "../operations/owned.js"
 import type { Settings } from "../store/settings.js"
@@ -37,6 +39,7 @@ export const nodeMiddleware = <Ops extends ReadonlyArray<AnyOperation>>(operatio
     // The operations' services, as the MCP door takes them: a middleware's requests run in the server's context.
     const services = yield* Effect.context<OperationsContext<Ops>>()
     const byName = new Map(operations.filter(isOwned).map((op) => [op.name, op] as const))
+    const replays = new ReplayGuard()
 
     const serve = (request: HttpServerRequest.HttpServerRequest) => Effect.gen(function* () {
       const text = yield* request.text.pipe(Effect.orElseSucceed(() => ""))
@@ -47,8 +50,19 @@ export const nodeMiddleware = <Ops extends ReadonlyArray<AnyOperation>>(operatio
       const name = decodeURIComponent(request.url.slice(NODE_ROUTE.length).split("?")[0] ?? "")
       const op = byName.get(name)
       if (op === undefined) return errorResponse(new NotFound({ error: `No forwarded operation is named ${name}` }))
-      if (!(yield* owner.holds)) return answer({ outcome: "not-holder" })
       const call = yield* decodeRequest(text).pipe(Effect.orDie)
+      if (call.operation !== name) {
+        return errorResponse(new Unauthorized({ error: `This call was signed for ${call.operation}, not ${name}` }))
+      }
+      const admitted = replays.admit(call.nonce, call.sentAt, yield* Clock.currentTimeMillis)
+      if (admitted === "stale") {
+        return errorResponse(new Unauthorized({
+          error: `This call was signed at ${new Date(call.sentAt).toISOString()}, more than ${REPLAY_WINDOW_MS / 1000} s from this node's clock: ` +
+            "the nodes' clocks disagree, or the call is replayed",
+        }))
+      }
+      if (admitted === "replayed") return errorResponse(new Unauthorized({ error: "This call was taken before (its nonce is spent)" }))
+      if (!(yield* owner.holds)) return answer({ outcome: "not-holder" })
       const input = yield* Schema.decodeUnknown(inputSchema(op.input))(call.input).pipe(Effect.orDie)
       const headers: Array<readonly [string, string]> = []
       let charged = 0

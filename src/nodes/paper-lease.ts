@@ -17,6 +17,7 @@
 // The services the operations see (Accounts, Bots, ExitRules, MarketAlerts) are stand-ins that pass each
 // use to the actors while this node holds the lease; an operation reaching them on another node is a
 // wiring bug (every one that needs them is `owned`, which the registry checks at compile time).
+import { randomBytes } from "node:crypto"
 import http from "node:http"
 import https from "node:https"
 import { SqlClient } from "@effect/sql"
@@ -34,7 +35,7 @@ import { PaperOwner, type PaperOwnerService } from "../operations/owned.js"
 import type { PaperActors } from "../operations/registry.js"
 import { type LeaseHolder, Leases } from "../store/leases.js"
 import { Settings } from "../store/settings.js"
-import { ForwardAnswer, NODE_ROUTE, SIGNATURE_HEADER, sign } from "./wire.js"
+import { ForwardAnswer, type ForwardRequest, NODE_ROUTE, SIGNATURE_HEADER, sign } from "./wire.js"
 
 export const PAPER_LEASE = "paper"
 
@@ -256,7 +257,9 @@ export const leasedPaperActors = <E, RIn>(
           if (yield* holds) return yield* local
           const holder = yield* holderNow
           if (holder !== null && holder.live && holder.url !== null && holder.nodeId !== options.nodeId) {
-            const body = JSON.stringify({ principal, input: encodedInput, prepaid })
+            const body = JSON.stringify({
+              operation: op.name, sentAt: yield* Clock.currentTimeMillis, nonce: randomBytes(16).toString("hex"), principal, input: encodedInput, prepaid,
+            } satisfies typeof ForwardRequest.Encoded)
             const sent = yield* post(holder.url, op.name, body, sign(secret, body))
             if (sent._tag === "Answer") {
               const answer = sent.answer
@@ -274,6 +277,7 @@ export const leasedPaperActors = <E, RIn>(
               known = null
             } else if (sent._tag === "Lost" && op.method !== "GET") {
               known = null
+              yield* Effect.logWarning(`paper lease: ${op.name} sent to node ${holder.nodeId} got no answer: ${sent.detail}`)
               return yield* new UpstreamFailed({
                 error: `The node that holds the paper accounts (${holder.nodeId}) did not answer, so this request may or may not have been carried out; ` +
                   "send it again with the same Idempotency-Key, or read the account or bot to see",
