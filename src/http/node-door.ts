@@ -57,7 +57,7 @@ export const nodeMiddleware = <Ops extends ReadonlyArray<AnyOperation>>(operatio
       const admitted = replays.admit(call.nonce, call.sentAt, yield* Clock.currentTimeMillis)
       if (admitted === "stale") {
         return errorResponse(new Unauthorized({
-          error: `This call was signed at ${new Date(call.sentAt).toISOString()}, more than ${REPLAY_WINDOW_MS / 1000} s from this node's clock: ` +
+          error: `This call was signed at ${call.sentAt} ms (Unix time), more than ${REPLAY_WINDOW_MS / 1000} s from this node's clock: ` +
             "the nodes' clocks disagree, or the call is replayed",
         }))
       }
