@@ -146,4 +146,33 @@ describe.runIf(databaseUrl() !== undefined)("two nodes and the paper lease", () 
     expect(orders).toHaveLength(3)
     expect(orders).toContain(viaA.body.data.id)
   })
+
+  it("a holder frozen past its lease (SIGSTOP) loses it; resumed, it writes nothing itself and forwards: an order sent to it while frozen is placed once, on the new holder", async () => {
+    expect((await holder())?.nodeId).toBe("b")
+    const before = (await call("a", "GET", "/v2/paper?include=orders")).body.data.orders.data.map((o: any) => o.id)
+    cluster.signal("b", "SIGSTOP")
+    try {
+      // Sent while b is frozen: it waits in b's socket until b runs again.
+      const sentToFrozen = call("b", "POST", "/v2/paper-orders", order(10), { "idempotency-key": "lease-frozen" })
+      await waitFor("a to take the lease from the frozen b", async () => ((await holder())?.nodeId === "a" ? true : undefined), LEASE_SECONDS * 5_000)
+      const meanwhile = await call("a", "GET", "/v2/paper?include=orders")
+      expect(meanwhile.status, JSON.stringify(meanwhile.body)).toBe(200)
+      expect(meanwhile.body.data.orders.data.map((o: any) => o.id)).toEqual(before)
+      cluster.signal("b", "SIGCONT")
+      const placed = await sentToFrozen
+      expect(placed.status, JSON.stringify(placed.body)).toBe(201)
+      const orders = (await call("a", "GET", "/v2/paper?include=orders")).body.data.orders.data.map((o: any) => o.id)
+      expect(orders).toEqual([placed.body.data.id, ...before])
+      // Its key replays on either node, and the lease stays a's.
+      for (const id of ["a", "b"]) {
+        const again = await call(id, "POST", "/v2/paper-orders", order(10), { "idempotency-key": "lease-frozen" })
+        expect(again.headers.get("idempotency-replayed")).toBe("true")
+        expect(again.body.data).toEqual(placed.body.data)
+      }
+      expect((await holder())?.nodeId).toBe("a")
+      await waitFor("b to say it stopped holding", () => (/node b stops holding it/.test(cluster.node("b").output()) ? true : undefined), 10_000)
+    } finally {
+      cluster.signal("b", "SIGCONT")
+    }
+  })
 })

@@ -69,6 +69,8 @@ export interface Cluster {
   readonly start: (id: string, port?: number) => Promise<ClusterNode>
   readonly node: (id: string) => ClusterNode
   readonly stop: (id: string, signal: NodeJS.Signals) => Promise<void>
+  /** Sends node `id` a signal and goes on (SIGSTOP freezes it, SIGCONT resumes it). */
+  readonly signal: (id: string, signal: NodeJS.Signals) => void
   /** The paper lease's row. */
   readonly holder: () => Promise<{ readonly nodeId: string; readonly epoch: number } | undefined>
   /** Kills everything and drops the schema. */
@@ -134,6 +136,7 @@ export const startCluster = async (databaseUrl: string, first: string, env: Reco
       start,
       node,
       stop: (id, signal) => stopChild(children.get(id)?.child, signal),
+      signal: (id, signal) => void children.get(id)?.child.process.kill(signal),
       holder: async () => {
         const row = (await adminQuery(schemaUrl, "SELECT node_id, epoch FROM node_leases WHERE name = 'paper'")).rows[0]
         return row === undefined ? undefined : { nodeId: String(row.node_id), epoch: Number(row.epoch) }
