@@ -7,8 +7,9 @@
 //   account from the store) before its doors open, and renews the lease every third of its time.
 // - Every other node builds no actors; its `owned` operations (src/operations/owned.ts) are sent to the
 //   holder (`forward`) and answered with the holder's answer, headers included. Each such node tries to
-//   take the lease every third of its time, and when it has expired (the holder died, or lost the store),
-//   takes it and builds the actors: from then on it is the holder.
+//   take the lease every third of its time, or when the holder's lease would expire if that is sooner,
+//   and when it has expired (the holder died, or lost the store), takes it and builds the actors: from
+//   then on it is the holder.
 // - A holder that cannot renew stops holding two thirds of the way through its lease, before any other
 //   node can take it: it forwards from then on and closes its actors (their finalizers store what they
 //   hold), and tries to take the lease again like any other node. One that finds the lease taken does the
@@ -189,12 +190,20 @@ export const leasedPaperActors = <E, RIn>(
       yield* Scope.close(was.scope, Exit.void)
     }))
 
+    /** When the keeper runs next: a third of the lease, or sooner when the lease another node holds expires sooner. */
+    let nextTryMs = ttl / 3
     const take = Effect.gen(function* () {
       const sentAt = yield* Clock.currentTimeMillis
       const taken = yield* inStore(Leases.acquire({ name: PAPER_LEASE, nodeId: options.nodeId, url, ttlMs: ttl })).pipe(
         Effect.catchAllCause((cause) => Effect.as(Effect.logWarning("paper lease: could not ask the store for the lease", cause), null)),
       )
-      if (taken === null) return
+      if (taken === null) {
+        // Held by another node: try again as soon as it would expire (a dead holder's lease is taken then,
+        // not up to a third of the lease later). Its time left is the database's, so no clock is compared.
+        const other = yield* inStore(Leases.holder(PAPER_LEASE)).pipe(Effect.orElseSucceed(() => null))
+        if (other !== null && other.live) nextTryMs = Math.max(25, Math.min(ttl / 3, other.remainingMs + 25))
+        return
+      }
       epoch = taken
       renewedAt = sentAt
       yield* promote
@@ -227,7 +236,14 @@ export const leasedPaperActors = <E, RIn>(
     yield* take
     const announced = yield* Queue.sliding<string>(1)
     yield* Effect.forkScoped(Effect.forever(Effect.zipRight(
-      Effect.raceFirst(Effect.sleep(Duration.millis(ttl / 3)), Effect.flatMap(Queue.take(announced), (at) => Effect.sync(() => void (url = at)))),
+      Effect.raceFirst(
+        Effect.suspend(() => {
+          const wait = nextTryMs
+          nextTryMs = ttl / 3
+          return Effect.sleep(Duration.millis(wait))
+        }),
+        Effect.flatMap(Queue.take(announced), (at) => Effect.sync(() => void (url = at))),
+      ),
       tick,
     )))
 

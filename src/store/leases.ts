@@ -11,6 +11,8 @@ export interface LeaseHolder {
   readonly epoch: number
   /** False once `expires_at` has passed: nobody holds it until a node takes it. */
   readonly live: boolean
+  /** How long until it expires, by the database's clock (0 once it has). */
+  readonly remainingMs: number
 }
 
 /**
@@ -92,11 +94,15 @@ const fenceClause = (n: number): string =>
 /** Who holds `name` (live or expired), or null when nobody ever took it. */
 const holder = (name: string) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
-    sql<{ node_id: string; url: string | null; epoch: number | string; live: boolean }>`
-      SELECT node_id, url, epoch, expires_at > now() AS live FROM node_leases WHERE name = ${name}`.pipe(
+    sql<{ node_id: string; url: string | null; epoch: number | string; live: boolean; remaining_ms: number | string }>`
+      SELECT node_id, url, epoch, expires_at > now() AS live,
+        greatest(0, extract(epoch FROM expires_at - now()) * 1000)::float8 AS remaining_ms
+      FROM node_leases WHERE name = ${name}`.pipe(
       Effect.map((rows): LeaseHolder | null => {
         const row = rows[0]
-        return row === undefined ? null : { nodeId: row.node_id, url: row.url, epoch: Number(row.epoch), live: row.live }
+        return row === undefined
+          ? null
+          : { nodeId: row.node_id, url: row.url, epoch: Number(row.epoch), live: row.live, remainingMs: Number(row.remaining_ms) }
       }),
     ))
 

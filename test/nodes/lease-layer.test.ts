@@ -52,10 +52,10 @@ interface Node {
   readonly close: () => Promise<void>
 }
 
-const startNode = async (nodeId: string): Promise<Node> => {
+const startNode = async (nodeId: string, ttlMs = TTL): Promise<Node> => {
   const counts: Counts = { built: 0, closed: 0 }
   const scope = await db.runPromise(Scope.make())
-  const context = await db.runPromise(Layer.buildWithScope(leasedPaperActors(fakeActors(counts), { nodeId, ttlMs: TTL }), scope))
+  const context = await db.runPromise(Layer.buildWithScope(leasedPaperActors(fakeActors(counts), { nodeId, ttlMs }), scope))
   return { counts, context, close: () => db.runPromise(Scope.close(scope, Exit.void)) }
 }
 
@@ -142,6 +142,22 @@ describe("leasedPaperActors", () => {
     await db.runPromise(Leases.release({ name: PAPER_LEASE, nodeId: "elsewhere", epoch: held as number }))
     expect(await running).toBe("local")
     expect(holds(b)).toBe(true)
+    await b.close()
+  })
+
+  it("a lease whose holder died is taken when it expires, not at the next third-of-a-lease try after that", async () => {
+    // A holder that stopped renewing (killed): its lease has 1.2 s left. With a 3 s lease, trying every
+    // third (0, 1, 2 s) would take it at 2 s; trying when it expires takes it at about 1.2 s.
+    await db.runPromise(Effect.flatMap(SqlClient.SqlClient, (sql) => sql`
+      INSERT INTO node_leases (name, node_id, url, epoch, expires_at) VALUES (${PAPER_LEASE}, 'dead', 'http://127.0.0.1:9', 1, now() + interval '1200 milliseconds')
+      ON CONFLICT (name) DO UPDATE SET node_id = 'dead', url = EXCLUDED.url, epoch = node_leases.epoch + 1, expires_at = EXCLUDED.expires_at`))
+    const startedAt = performance.now()
+    const b = await startNode(`b5-${process.pid}`, 3_000)
+    expect(holds(b)).toBe(false)
+    await waitUntil("b to take the expired lease", () => holds(b), 3_000)
+    const tookMs = performance.now() - startedAt
+    expect(tookMs).toBeGreaterThan(1_000)
+    expect(tookMs).toBeLessThan(1_900)
     await b.close()
   })
 })

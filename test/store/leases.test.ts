@@ -21,7 +21,11 @@ describe("Leases", () => {
     expect(await run(Leases.holder(name))).toBeNull()
     expect(await run(Leases.acquire({ name, nodeId: "a", url: null, ttlMs: 60_000 }))).toBe(1)
     expect(await run(Leases.acquire({ name, nodeId: "b", url: "http://b", ttlMs: 60_000 }))).toBeNull()
-    expect(await run(Leases.holder(name))).toEqual({ nodeId: "a", url: null, epoch: 1, live: true })
+    const held = await run(Leases.holder(name))
+    expect(held).toEqual({ nodeId: "a", url: null, epoch: 1, live: true, remainingMs: expect.any(Number) })
+    // Its time left, by the database's clock.
+    expect(held?.remainingMs).toBeGreaterThan(50_000)
+    expect(held?.remainingMs).toBeLessThanOrEqual(60_000)
     expect(await run(Leases.renew({ name, nodeId: "a", epoch: 1, ttlMs: 60_000, url: "http://a" }))).toBe(true)
     expect(await run(Leases.holder(name))).toMatchObject({ url: "http://a" })
     // A renewal without a url keeps the one it has.
@@ -38,11 +42,11 @@ describe("Leases", () => {
     expect(await run(Leases.acquire({ name, nodeId: "a", url: "http://a", ttlMs: 200 }))).toBe(1)
     expect(await run(Leases.acquire({ name, nodeId: "b", url: "http://b", ttlMs: 60_000 }))).toBeNull()
     await sleep(300)
-    expect(await run(Leases.holder(name))).toMatchObject({ nodeId: "a", live: false })
+    expect(await run(Leases.holder(name))).toMatchObject({ nodeId: "a", live: false, remainingMs: 0 })
     expect(await run(Leases.acquire({ name, nodeId: "b", url: "http://b", ttlMs: 60_000 }))).toBe(2)
     expect(await run(Leases.renew({ name, nodeId: "a", epoch: 1, ttlMs: 60_000 }))).toBe(false)
     await run(Leases.release({ name, nodeId: "a", epoch: 1 }))
-    expect(await run(Leases.holder(name))).toEqual({ nodeId: "b", url: "http://b", epoch: 2, live: true })
+    expect(await run(Leases.holder(name))).toEqual({ nodeId: "b", url: "http://b", epoch: 2, live: true, remainingMs: expect.any(Number) })
   })
 
   it("released by its holder, it is free at once", async () => {
