@@ -81,6 +81,8 @@ type Post =
   | { readonly _tag: "Answer"; readonly answer: ForwardAnswer }
   /** The holder's address refused the connection: nothing was sent. */
   | { readonly _tag: "Refused" }
+  /** The holder's node door refused the call (401: its signature, time or nonce): nothing ran. */
+  | { readonly _tag: "Rejected"; readonly detail: string }
   /** Sent, but no usable answer came back: the call may or may not have run. */
   | { readonly _tag: "Lost"; readonly detail: string }
 
@@ -107,6 +109,7 @@ const post = (url: string, name: string, body: string, signature: string): Effec
       response.on("error", (error) => resume(Effect.succeed({ _tag: "Lost", detail: String(error) })))
       response.on("end", () => {
         const text = Buffer.concat(chunks).toString("utf8")
+        if (response.statusCode === 401) return resume(Effect.succeed({ _tag: "Rejected", detail: text.slice(0, 300) }))
         if (response.statusCode !== 200) return resume(Effect.succeed({ _tag: "Lost", detail: `HTTP ${response.statusCode}: ${text.slice(0, 200)}` }))
         resume(decodeAnswer(text).pipe(
           Effect.map((answer): Post => ({ _tag: "Answer", answer })),
@@ -291,6 +294,14 @@ export const leasedPaperActors = <E, RIn>(
               }
               last = `node ${holder.nodeId} no longer holds the lease`
               known = null
+            } else if (sent._tag === "Rejected") {
+              // Nothing ran, and sending it again would be refused the same way (a misconfigured node: another
+              // secret, or a clock more than a minute off).
+              yield* Effect.logError(`paper lease: node ${holder.nodeId}'s node door refused ${op.name}: ${sent.detail}`)
+              return yield* new UpstreamFailed({
+                error: `The node that holds the paper accounts (${holder.nodeId}) refused this node's call, so nothing was carried out; ` +
+                  "the nodes' shared secret or clocks disagree: retry shortly, or through another node",
+              })
             } else if (sent._tag === "Lost" && op.method !== "GET") {
               known = null
               yield* Effect.logWarning(`paper lease: ${op.name} sent to node ${holder.nodeId} got no answer: ${sent.detail}`)

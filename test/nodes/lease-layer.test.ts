@@ -2,6 +2,8 @@
 // other does not and its stand-ins refuse use; a holder that shuts down gives the lease to the other at
 // its next try; a holder whose lease another took stops its actors; forwarding with no reachable holder
 // ends in UPSTREAM_FAILED, and becomes a local run once this node holds the lease.
+import { createServer } from "node:http"
+import type { AddressInfo } from "node:net"
 import { SqlClient } from "@effect/sql"
 import { Context, Effect, Exit, Layer, ManagedRuntime, Option, Schema, Scope } from "effect"
 import { afterAll, describe, expect, it } from "vitest"
@@ -159,5 +161,27 @@ describe("leasedPaperActors", () => {
     expect(tookMs).toBeGreaterThan(1_000)
     expect(tookMs).toBeLessThan(1_900)
     await b.close()
+  })
+
+  it("forwarding: a holder whose node door refuses the call (401) answers UPSTREAM_FAILED saying nothing was carried out, at once", async () => {
+    const door = createServer((_request, response) => {
+      response.writeHead(401, { "content-type": "application/json" })
+      response.end(JSON.stringify({ code: "UNAUTHORIZED", error: "This call was taken before (its nonce is spent)" }))
+    })
+    await new Promise<void>((resolve) => door.listen(0, "127.0.0.1", resolve))
+    const url = `http://127.0.0.1:${(door.address() as AddressInfo).port}`
+    const held = await db.runPromise(Leases.acquire({ name: PAPER_LEASE, nodeId: "strict", url, ttlMs: 60_000 }))
+    const b = await startNode(`b6-${process.pid}`)
+    try {
+      const startedAt = performance.now()
+      const failed = await db.runPromise(Effect.flip(Context.get(b.context, PaperOwner).forward(ping, {}, ctx, Effect.succeed("local"))))
+      expect(failed._tag).toBe("UPSTREAM_FAILED")
+      expect(failed.error).toContain("refused this node's call, so nothing was carried out")
+      expect(performance.now() - startedAt).toBeLessThan(TTL)
+    } finally {
+      await b.close()
+      await db.runPromise(Leases.release({ name: PAPER_LEASE, nodeId: "strict", epoch: held as number }))
+      await new Promise((resolve) => door.close(resolve))
+    }
   })
 })
