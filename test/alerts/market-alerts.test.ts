@@ -24,6 +24,7 @@ import { Counters } from "../../src/store/counters.js"
 import { WriteFence } from "../../src/actors/write-fence.js"
 import { type AccountFact, WebhookSink } from "../../src/webhooks/sink.js"
 import { TestDb } from "../support/db.js"
+import { leaseRow, testFence } from "../support/lease-row.js"
 import { drained } from "../support/eventually.js"
 import { call } from "../support/http-client.js"
 import { manualClock } from "../support/manual-clock.js"
@@ -65,11 +66,8 @@ const release = () => {
 }
 const lease = `fence_alerts_${process.pid}`
 /** The epoch this "node" writes at; the lease row names it at epoch 1 unless a test moves it. */
-const fence = Layer.succeed(WriteFence, { token: Effect.succeed({ name: lease, nodeId: "this-node", epoch: 1, idleMs: 1_000 }) })
-const moveLease = (nodeId: string, epoch: number) =>
-  sql((sql) => sql`
-    INSERT INTO node_leases (name, node_id, url, epoch, expires_at) VALUES (${lease}, ${nodeId}, NULL, ${epoch}, now() + interval '1 hour')
-    ON CONFLICT (name) DO UPDATE SET node_id = EXCLUDED.node_id, epoch = EXCLUDED.epoch`)
+const fence = Layer.succeed(WriteFence, testFence(lease, () => 1))
+const moveLease = (nodeId: string, epoch: number) => sql((sql) => leaseRow(sql, lease, nodeId, epoch))
 let server: ManagedRuntime.ManagedRuntime<MarketAlerts, unknown> | undefined
 let url = ""
 

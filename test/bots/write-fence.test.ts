@@ -5,7 +5,7 @@
 // another node or epoch than the token.
 import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { LeaseLost } from "../../src/actors/write-fence.js"
+import { leaseRow, testFence } from "../support/lease-row.js"
 import { eventually } from "../support/eventually.js"
 import { startBotsServer, type BotsServer } from "./server.js"
 
@@ -14,15 +14,8 @@ const lease = `fence_bots_${process.pid}`
 /** What this node believes: its epoch, or refused by its own check (null). */
 let mine: number | null = 1
 beforeAll(async () => {
-  s = await startBotsServer([], undefined, {
-    token: Effect.suspend(() =>
-      mine === null
-        ? Effect.fail(new LeaseLost({ message: "the lease is not surely this node's" }))
-        : Effect.succeed({ name: lease, nodeId: "this-node", epoch: mine, idleMs: 1_000 })),
-  })
-  await s.sql((sql) => sql`
-    INSERT INTO node_leases (name, node_id, url, epoch, expires_at) VALUES (${lease}, 'this-node', NULL, 1, now() + interval '1 hour')
-    ON CONFLICT (name) DO UPDATE SET node_id = 'this-node', epoch = 1`)
+  s = await startBotsServer([], undefined, testFence(lease, () => mine))
+  await s.sql((sql) => leaseRow(sql, lease, "this-node", 1))
 })
 afterAll(() => s.close())
 
@@ -55,14 +48,14 @@ describe("the bots' write fence", () => {
     const made = await s.as("write", "/v2/bots", { method: "POST", body: { name: "Taken-over bot", trigger: { signal: { category: ["politics"] } } } })
     expect(made.status).toBe(201)
     const id = made.body.data.id as string
-    await s.sql((sql) => sql`UPDATE node_leases SET node_id = 'other-node', epoch = 2 WHERE name = ${lease}`)
+    await s.sql((sql) => leaseRow(sql, lease, "other-node", 2))
     await refusedUnwritten(id, "Taken-over bot")
     // A bot created meanwhile is refused with it: not acknowledged, not stored, not running here.
     const created = await s.as("write", "/v2/bots", { method: "POST", body: { name: "Born fenced", trigger: { signal: { category: ["sports"] } } } })
     expect(created.status).toBe(500)
     expect(await s.sql((sql) => sql`SELECT id FROM bots WHERE name = 'Born fenced'`)).toEqual([])
     expect([...s.bots.registry.ids()].some((b) => s.bots.registry.context(b)?.name === "Born fenced")).toBe(false)
-    await s.sql((sql) => sql`UPDATE node_leases SET node_id = 'this-node', epoch = 3 WHERE name = ${lease}`)
+    await s.sql((sql) => leaseRow(sql, lease, "this-node", 3))
     mine = 3
     await Effect.runPromise(s.bots.flush)
     expect(await storedName(id)).toBe("Renamed Taken-over bot")

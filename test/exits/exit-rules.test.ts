@@ -27,6 +27,7 @@ import { getPortfolio, LIVE_BLOCKERS } from "../../src/operations/v1-portfolio.j
 import { WriteFence } from "../../src/actors/write-fence.js"
 import { Counters } from "../../src/store/counters.js"
 import { TestDb } from "../support/db.js"
+import { leaseRow, testFence } from "../support/lease-row.js"
 import { drained, eventually } from "../support/eventually.js"
 import { call } from "../support/http-client.js"
 import { aPrincipal, memoryKeys } from "../support/memory-keys.js"
@@ -52,12 +53,10 @@ const registry = new MarketRegistry((e) => {
   if (carriedInOrder(e)) ordered.unsafeOffer(e)
 })
 const lease = `fence_exits_${process.pid}`
-const fence = Layer.succeed(WriteFence, { token: Effect.succeed({ name: lease, nodeId: "this-node", epoch: 1, idleMs: 1_000 }) })
+const fence = Layer.succeed(WriteFence, testFence(lease, () => 1))
 /** Where the lease row stands: this node's at epoch 1, or another's. */
 const moveLease = (nodeId: string, epoch: number) =>
-  db.runPromise(Effect.flatMap(SqlClient.SqlClient, (sql) => sql`
-    INSERT INTO node_leases (name, node_id, url, epoch, expires_at) VALUES (${lease}, ${nodeId}, NULL, ${epoch}, now() + interval '1 hour')
-    ON CONFLICT (name) DO UPDATE SET node_id = EXCLUDED.node_id, epoch = EXCLUDED.epoch`))
+  db.runPromise(Effect.flatMap(SqlClient.SqlClient, (sql) => leaseRow(sql, lease, nodeId, epoch)))
 let server: ManagedRuntime.ManagedRuntime<never, unknown> | undefined
 let url = ""
 

@@ -3,9 +3,8 @@
 // orders are recorded as before. It refuses in two places: this node's own check (its token), and the
 // store, when the lease row names another node or another epoch than the token (a takeover this node
 // has not noticed yet).
-import { Effect } from "effect"
 import { afterAll, beforeAll, describe, expect, it } from "vitest"
-import { LeaseLost } from "../../src/actors/write-fence.js"
+import { leaseRow, testFence } from "../support/lease-row.js"
 import { aListing, aSnapshot } from "../actors/market-builders.js"
 import { aPrincipal } from "../support/memory-keys.js"
 import { type PaperServer, startPaperServer } from "./support.js"
@@ -18,20 +17,13 @@ let mine: number | null = null
 
 beforeAll(async () => {
   server = await startPaperServer({ tok: principal }, {
-    fence: {
-      token: Effect.suspend(() =>
-        mine === null
-          ? Effect.fail(new LeaseLost({ message: "the lease is not surely this node's" }))
-          : Effect.succeed({ name: lease, nodeId: "this-node", epoch: mine, idleMs: 1_000 })),
-    },
+    fence: testFence(lease, () => mine),
   })
   server.feed(
     aListing({ contract: "WF1", t: 1_000 }),
     aSnapshot({ contract: "WF1", t: 2_000, outcome: "yes", asks: [[0.5, 1e6]], bids: [[0.4, 1e6]] }),
   )
-  await server.sql((sql) => sql`
-    INSERT INTO node_leases (name, node_id, url, epoch, expires_at) VALUES (${lease}, 'this-node', NULL, 1, now() + interval '1 hour')
-    ON CONFLICT (name) DO UPDATE SET node_id = 'this-node', epoch = 1`)
+  await server.sql((sql) => leaseRow(sql, lease, "this-node", 1))
   mine = 1
 }, 60_000)
 afterAll(() => server.close())
@@ -64,10 +56,10 @@ describe("the accounts' write fence", () => {
 
   it("refused by the store (another node took the lease at a later epoch): unrecorded; this node's again: recorded", async () => {
     const epoch = mine as number
-    await server.sql((sql) => sql`UPDATE node_leases SET node_id = 'other-node', epoch = ${epoch + 1} WHERE name = ${lease}`)
+    await server.sql((sql) => leaseRow(sql, lease, "other-node", epoch + 1))
     await refusedUnrecorded()
     // Taken back: the row names this node at the epoch its token carries.
-    await server.sql((sql) => sql`UPDATE node_leases SET node_id = 'this-node', epoch = ${epoch + 2} WHERE name = ${lease}`)
+    await server.sql((sql) => leaseRow(sql, lease, "this-node", epoch + 2))
     mine = epoch + 2
     const placed = await order()
     expect(placed.status).toBe(201)
