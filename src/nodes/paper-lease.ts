@@ -13,7 +13,8 @@
 // - A holder that cannot renew stops holding two thirds of the way through its lease, before any other
 //   node can take it: it forwards from then on and closes its actors (their finalizers store what they
 //   hold), and tries to take the lease again like any other node. One that finds the lease taken does the
-//   same at once. Shutting down gives the lease up, so another node takes it at its next try.
+//   same at once. Shutting down gives the lease up and says so on a PostgreSQL channel the other nodes
+//   LISTEN on, so one of them takes it at once (or at its next try, had it missed the notice).
 //
 // The services the operations see (Accounts, Bots, ExitRules, MarketAlerts) are stand-ins that pass each
 // use to the actors while this node holds the lease; an operation reaching them on another node is a
@@ -22,7 +23,8 @@ import { randomBytes } from "node:crypto"
 import http from "node:http"
 import https from "node:https"
 import { SqlClient } from "@effect/sql"
-import { Clock, Context, Duration, Effect, Exit, Layer, Option, Queue, Schema, Scope } from "effect"
+import { PgClient } from "@effect/sql-pg"
+import { Clock, Context, Duration, Effect, Exit, Layer, Option, Queue, Schema, Scope, Stream } from "effect"
 import { Accounts } from "../actors/accounts/registry.js"
 import { MarketAlerts } from "../actors/alerts/market-alerts.js"
 import { Bots } from "../actors/bots/bots-live.js"
@@ -34,7 +36,7 @@ import { Health } from "../operations/health.js"
 import type { Operation, OperationContext } from "../operations/operation.js"
 import { PaperOwner, type PaperOwnerService } from "../operations/owned.js"
 import type { PaperActors } from "../operations/registry.js"
-import { type LeaseHolder, Leases } from "../store/leases.js"
+import { type LeaseHolder, Leases, RELEASED_CHANNEL } from "../store/leases.js"
 import { Settings } from "../store/settings.js"
 import { ForwardAnswer, type ForwardRequest, NODE_ROUTE, SIGNATURE_HEADER, sign } from "./wire.js"
 
@@ -238,17 +240,33 @@ export const leasedPaperActors = <E, RIn>(
     }))
     yield* take
     const announced = yield* Queue.sliding<string>(1)
+    /** A release of the paper lease was told (on PostgreSQL, by LISTEN): the keeper tries at once. */
+    const released = yield* Queue.sliding<void>(1)
     yield* Effect.forkScoped(Effect.forever(Effect.zipRight(
-      Effect.raceFirst(
+      Effect.raceAll([
         Effect.suspend(() => {
           const wait = nextTryMs
           nextTryMs = ttl / 3
           return Effect.sleep(Duration.millis(wait))
         }),
         Effect.flatMap(Queue.take(announced), (at) => Effect.sync(() => void (url = at))),
-      ),
+        Queue.take(released),
+      ]),
       tick,
     )))
+    // A holder shutting down gives the lease up and says so (Leases.release): listening, this node takes it
+    // then, not at its next try (up to a third of the lease later), so a rolling restart stops the paper
+    // actors for about as long as restoring them takes. The tries go on besides: a dead holder says nothing,
+    // and a notice missed while the listening connection was down costs only that wait.
+    const pg = Context.getOption(outer, PgClient.PgClient)
+    if (Option.isSome(pg)) {
+      yield* Effect.forkScoped(Effect.forever(pg.value.listen(RELEASED_CHANNEL).pipe(
+        Stream.filter((name) => name === PAPER_LEASE),
+        Stream.runForEach(() => Queue.offer(released, undefined)),
+        Effect.catchAllCause((cause) => Effect.logWarning("paper lease: listening for releases failed; trying again in a second", cause)),
+        Effect.zipRight(Effect.sleep(Duration.seconds(1))),
+      )))
+    }
 
     /**
      * The holder as last read, for up to a third of the lease: a forwarded call does not ask the store each

@@ -42,12 +42,21 @@ const renew = (input: { readonly name: string; readonly nodeId: string; readonly
       WHERE name = ${input.name} AND node_id = ${input.nodeId} AND epoch = ${input.epoch}
       RETURNING epoch`.pipe(Effect.map((rows) => rows.length > 0)))
 
-/** Gives the lease up (it expires now), when still held at `epoch`: another node may take it at once. */
+/** The channel a release is told on (NOTIFY, its payload the lease's name): nodes that LISTEN take it at once. */
+export const RELEASED_CHANNEL = "whalewatch_lease_released"
+
+/**
+ * Gives the lease up (it expires now), when still held at `epoch`, and tells RELEASED_CHANNEL (on commit):
+ * another node may take it at once.
+ */
 const release = (input: { readonly name: string; readonly nodeId: string; readonly epoch: number }) =>
   Effect.flatMap(SqlClient.SqlClient, (sql) =>
     sql`
-      UPDATE node_leases SET expires_at = now()
-      WHERE name = ${input.name} AND node_id = ${input.nodeId} AND epoch = ${input.epoch}`.pipe(Effect.asVoid))
+      WITH released AS (
+        UPDATE node_leases SET expires_at = now()
+        WHERE name = ${input.name} AND node_id = ${input.nodeId} AND epoch = ${input.epoch}
+        RETURNING name)
+      SELECT pg_notify(${RELEASED_CHANNEL}, name) FROM released`.pipe(Effect.asVoid))
 
 /** The lease is not this node's (any more): nothing was written. */
 export class LeaseLost extends Data.TaggedError("LeaseLost")<{ readonly message: string }> {}

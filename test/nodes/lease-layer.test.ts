@@ -5,6 +5,7 @@
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import { SqlClient } from "@effect/sql"
+import { PgClient } from "@effect/sql-pg"
 import { Context, Effect, Exit, Layer, ManagedRuntime, Option, Schema, Scope } from "effect"
 import { afterAll, describe, expect, it } from "vitest"
 import { Accounts } from "../../src/actors/accounts/registry.js"
@@ -17,7 +18,7 @@ import { operation } from "../../src/operations/operation.js"
 import { PaperOwner } from "../../src/operations/owned.js"
 import type { PaperActors } from "../../src/operations/registry.js"
 import { Leases } from "../../src/store/leases.js"
-import { TestStore } from "../support/db.js"
+import { databaseUrl, TestStore } from "../support/db.js"
 import { aPrincipal } from "../support/memory-keys.js"
 
 const db = ManagedRuntime.make(TestStore)
@@ -54,10 +55,16 @@ interface Node {
   readonly close: () => Promise<void>
 }
 
-const startNode = async (nodeId: string, ttlMs = TTL): Promise<Node> => {
+/**
+ * `listens: false` builds the node without the PgClient, so it does not LISTEN for releases. (Nodes in one
+ * process share @effect/sql-pg's listening connection, and one closing UNLISTENs the channel for all; a
+ * service process has one lease layer.)
+ */
+const startNode = async (nodeId: string, ttlMs = TTL, listens = true): Promise<Node> => {
   const counts: Counts = { built: 0, closed: 0 }
   const scope = await db.runPromise(Scope.make())
-  const context = await db.runPromise(Layer.buildWithScope(leasedPaperActors(fakeActors(counts), { nodeId, ttlMs }), scope))
+  const build = Layer.buildWithScope(leasedPaperActors(fakeActors(counts), { nodeId, ttlMs }), scope)
+  const context = await db.runPromise(listens ? build : Effect.mapInputContext(build, Context.omit(PgClient.PgClient)))
   return { counts, context, close: () => db.runPromise(Scope.close(scope, Exit.void)) }
 }
 
@@ -96,6 +103,22 @@ describe("leasedPaperActors", () => {
     expect(performance.now() - handedAt).toBeLessThan(TTL)
     expect(b.counts.built).toBe(1)
     expect(botsName(b)).toBe("bots")
+    await b.close()
+  })
+
+  it.runIf(databaseUrl() !== undefined)("on PostgreSQL, a holder that shuts down tells the others, and one takes the lease at once, not at its next try", async () => {
+    // A 30 s lease: the other node's next try is 10 s away, so only the release's notice hands over within 2 s.
+    const a = await startNode(`a7-${process.pid}`, 30_000, false)
+    const b = await startNode(`b7-${process.pid}`, 30_000)
+    expect(holds(a)).toBe(true)
+    expect(holds(b)).toBe(false)
+    // b's listening connection is opened in the background: a moment for its LISTEN to reach the server.
+    await new Promise((r) => setTimeout(r, 500))
+    const handedAt = performance.now()
+    await a.close()
+    await waitUntil("b to hold the lease", () => holds(b), 2_000)
+    expect(performance.now() - handedAt).toBeLessThan(2_000)
+    expect(b.counts.built).toBe(1)
     await b.close()
   })
 
