@@ -73,10 +73,18 @@ const HttpLive = Layer.unwrapEffect(
   Effect.map(AppConfig, (config) => {
     const listen = Option.match(config.host, { onNone: () => ({ port: config.port }), onSome: (host) => ({ port: config.port, host }) })
     const where = Option.isNone(config.host) ? " (every interface: set HOST=127.0.0.1 to keep it on this machine)" : ""
-    // The paper lease (DATABASE_URL) learns where the other nodes reach this one once it listens.
-    const announce = (url: string) =>
-      Effect.flatMap(Effect.serviceOption(PaperLease), Option.match({ onNone: () => Effect.void, onSome: (lease) => lease.announce(url) }))
-    return Layer.effectDiscard(Effect.flatMap(serverUrl, (url) => Effect.zipRight(Effect.logInfo(`whalewatch listening on ${url}${where}`), announce(url)))).pipe(
+    // The paper lease (DATABASE_URL) learns where the other nodes reach this one once it listens, and at
+    // shutdown is given up before the server closes (this layer's finalizer runs before the server's).
+    const lease = Effect.serviceOption(PaperLease)
+    return Layer.scopedDiscard(Effect.gen(function* () {
+      const url = yield* serverUrl
+      yield* Effect.logInfo(`whalewatch listening on ${url}${where}`)
+      const found = yield* lease
+      if (Option.isSome(found)) {
+        yield* found.value.announce(url)
+        yield* Effect.addFinalizer(() => found.value.resign)
+      }
+    })).pipe(
       Layer.provideMerge(makeHttpServer(registry, listen, Layer.mergeAll(StreamDoorLive, makeMcpDoor(registry), makeNodeDoor(registry)))),
     )
   }),

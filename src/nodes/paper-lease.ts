@@ -13,8 +13,9 @@
 // - A holder that cannot renew stops holding two thirds of the way through its lease, before any other
 //   node can take it: it forwards from then on and closes its actors (their finalizers store what they
 //   hold), and tries to take the lease again like any other node. One that finds the lease taken does the
-//   same at once. Shutting down gives the lease up and says so on a PostgreSQL channel the other nodes
-//   LISTEN on, so one of them takes it at once (or at its next try, had it missed the notice).
+//   same at once. Shutting down gives the lease up before the doors close (`resign`), and says so on a
+//   PostgreSQL channel the other nodes LISTEN on, so one of them takes it at once (or at its next try,
+//   had it missed the notice); what is forwarded here meanwhile is answered `not-holder` and sent on.
 //
 // The services the operations see (Accounts, Bots, ExitRules, MarketAlerts) are stand-ins that pass each
 // use to the actors while this node holds the lease; an operation reaching them on another node is a
@@ -54,7 +55,20 @@ export interface PaperLeaseOptions {
 export interface PaperLeaseService {
   /** This node's address once its server listens (ignored when the options named one). */
   readonly announce: (url: string) => Effect.Effect<void>
+  /**
+   * Shutting down, before the doors close: stops the actors, gives the lease up (told to the other
+   * nodes, which take it at once) and waits, up to RESIGN_WAIT_MS, until another node holds it. Calls
+   * still sent here meanwhile are answered `not-holder` (the sender sends them on to the new holder),
+   * rather than meeting a door that closes their connection under them. Never takes the lease again.
+   */
+  readonly resign: Effect.Effect<void>
 }
+
+/**
+ * How long a resigning holder waits for another node to take the lease before its doors close: enough
+ * for a listening node's take (tens of milliseconds here), and a bound on a lone node's shutdown.
+ */
+export const RESIGN_WAIT_MS = 2_000
 
 export class PaperLease extends Context.Tag("whalewatch/PaperLease")<PaperLease, PaperLeaseService>() {}
 
@@ -230,14 +244,28 @@ export const leasedPaperActors = <E, RIn>(
       if (now - renewedAt >= (ttl * 2) / 3) yield* demote("the store did not confirm it for two thirds of its time")
     })
 
-    const tick = Effect.suspend(() => (epoch === null ? take : Effect.zipRight(renew, running === null ? promote : Effect.void)))
-    // Added before the keeper is forked, so it runs after the keeper is interrupted (finalizers run in
-    // reverse): a keeper still running could take the lease back while it is being given up.
-    yield* Effect.addFinalizer(() => Effect.gen(function* () {
+    /** Shutting down: the keeper takes and renews nothing from now on. */
+    let resigned = false
+    const tick = Effect.suspend(() =>
+      resigned ? Effect.void : epoch === null ? take : Effect.zipRight(renew, running === null ? promote : Effect.void))
+    const resign = Effect.gen(function* () {
+      if (resigned) return
+      resigned = true
       const held = epoch
       yield* demote("shutting down")
-      if (held !== null) yield* inStore(Leases.release({ name: PAPER_LEASE, nodeId: options.nodeId, epoch: held })).pipe(Effect.ignore)
-    }))
+      if (held === null) return
+      yield* inStore(Leases.release({ name: PAPER_LEASE, nodeId: options.nodeId, epoch: held })).pipe(Effect.ignore)
+      const until = (yield* Clock.currentTimeMillis) + Math.min(RESIGN_WAIT_MS, ttl / 3)
+      while ((yield* Clock.currentTimeMillis) < until) {
+        const holder = yield* inStore(Leases.holder(PAPER_LEASE)).pipe(Effect.orElseSucceed(() => null))
+        if (holder !== null && holder.live && holder.nodeId !== options.nodeId) {
+          return yield* Effect.logInfo(`paper lease: node ${holder.nodeId} took it over from ${options.nodeId} (epoch ${holder.epoch})`)
+        }
+        yield* Effect.sleep(Duration.millis(25))
+      }
+    })
+    // Main resigns before its doors close; a scope closed without that (tests, a failed start) resigns here.
+    yield* Effect.addFinalizer(() => resign)
     yield* take
     const announced = yield* Queue.sliding<string>(1)
     /** A release of the paper lease was told (on PostgreSQL, by LISTEN): the keeper tries at once. */
@@ -367,6 +395,7 @@ export const leasedPaperActors = <E, RIn>(
       Context.add(PaperOwner, { holds, forward }),
       Context.add(PaperLease, {
         announce: (at) => (options.url !== undefined ? Effect.void : Queue.offer(announced, at).pipe(Effect.asVoid)),
+        resign,
       }),
     )
   }))

@@ -25,7 +25,7 @@ describe.runIf(databaseUrl() !== undefined)("two nodes and the paper lease", () 
   const holder = () => cluster.holder()
 
   beforeAll(async () => {
-    cluster = await startCluster(databaseUrl() as string, "a", { PAPER_LEASE_SECONDS: String(LEASE_SECONDS) })
+    cluster = await startCluster(databaseUrl() as string, "a", { PAPER_LEASE_SECONDS: String(LEASE_SECONDS) }, 2)
     sim = cluster.sim
     await cluster.start("b")
   }, 150_000)
@@ -174,5 +174,28 @@ describe.runIf(databaseUrl() !== undefined)("two nodes and the paper lease", () 
     } finally {
       cluster.signal("b", "SIGCONT")
     }
+  })
+
+  it("SIGTERM the holder while orders stream through the other: it gives the lease up before its doors close, and every order is placed", async () => {
+    expect((await holder())?.nodeId).toBe("a")
+    const token = cluster.tokens[1] as string
+    const sends: Array<Promise<{ status: number; body: any }>> = []
+    let stopped: Promise<void> | undefined
+    // 40 orders at 20 a second through b (forwarded to a, then placed on b once it holds the lease); a is
+    // told to stop after the tenth.
+    for (let i = 0; i < 40; i++) {
+      sends.push(call("b", "POST", "/v2/paper-orders", order(5), { authorization: `Bearer ${token}`, "idempotency-key": `handover-${i}` }))
+      if (i === 10) stopped = cluster.stop("a", "SIGTERM")
+      await new Promise((r) => setTimeout(r, 50))
+    }
+    await stopped
+    const answers = await Promise.all(sends)
+    expect(answers.map((a) => a.status), JSON.stringify(answers.find((a) => a.status !== 201)?.body)).toEqual(answers.map(() => 201))
+    expect(new Set(answers.map((a) => a.body.data.id)).size).toBe(40)
+    expect((await holder())?.nodeId).toBe("b")
+    // a saw b take the lease before it closed its doors (it gave the lease up first, and b was told).
+    expect(cluster.node("a").output()).toContain("paper lease: node b took it over from a")
+    const placed = await fetch(`${cluster.node("b").url}/v2/paper?include=orders&limit=100`, { headers: { authorization: `Bearer ${token}` } })
+    expect(((await placed.json()) as any).data.orders.data).toHaveLength(40)
   })
 })
