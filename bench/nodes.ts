@@ -1,8 +1,11 @@
 // Two nodes on one PostgreSQL and the paper lease: what forwarding costs a paper order, and how long a
 // failover takes. Starts a `whalewatch sim` and two `serve` nodes (a holds the lease, b forwards to it),
 // then sends keyed paper orders open loop at --rate per second for --seconds to each node in turn, and
-// prints p50/p99/max of each; then kills a with SIGKILL and sends one order a second to b until one is
-// placed, printing how long that took (b waits for the lease to expire, takes it, restores, answers).
+// prints p50/p99/max of each; then a graceful handover: orders at 50/s to b for 5 s, SIGTERM to a a
+// second in (a gives the lease up and says so, b takes it), printing the answers and the slowest wait;
+// then restarts a (a follower now), kills the holder with SIGKILL and sends one order a second to the
+// other until one is placed, printing how long that took (it waits for the lease to expire, takes it,
+// restores, answers).
 //
 //   DATABASE_URL=postgres://postgres@127.0.0.1:5432/test node --import tsx bench/nodes.ts [--rate 100] [--seconds 10] [--lease 10]
 import { performance } from "node:perf_hooks"
@@ -22,8 +25,10 @@ const lease = arg("lease", 10)
 // 120 requests a minute per key: enough keys (each its own account) for each round at the rate, and a
 // fresh set per round (a key's minute is shared), plus a few for the failover.
 const ROUNDS = 4
-const perRound = Math.ceil((rate * seconds) / 100) + 2
-const keys = perRound * ROUNDS + 5
+const HANDOVER_RATE = 50
+const HANDOVER_SECONDS = 5
+const perRound = Math.ceil(Math.max(rate * seconds, HANDOVER_RATE * HANDOVER_SECONDS) / 100) + 2
+const keys = perRound * (ROUNDS + 1) + 5
 
 /** An open venue_a market with deep Yes asks at 0.50, so every order fills in full whatever the simulator does meanwhile. */
 const openMarket = async (sim: string): Promise<string> => {
@@ -57,26 +62,48 @@ try {
   }
   console.table(rows)
 
-  await cluster.stop("a", "SIGKILL")
+  // Graceful handover: orders open loop at HANDOVER_RATE to b while a is sent SIGTERM a second in. a stops
+  // its doors and actors, gives the lease up and says so; b, listening, takes it and restores the actors.
+  const handoverOptions: LoadOptions = {
+    connections: 20, requests: HANDOVER_RATE * HANDOVER_SECONDS, seconds: HANDOVER_SECONDS, rate: HANDOVER_RATE, path: "/v2/paper-orders", method: "POST",
+    bodies: [body], tokens: cluster.tokens.slice(ROUNDS * perRound, (ROUNDS + 1) * perRound), idempotencyPrefix: "handover",
+  }
+  const handover = runLoad(cluster.node("b").url, handoverOptions)
+  await new Promise((r) => setTimeout(r, 1_000))
+  const termAt = performance.now()
+  await cluster.stop("a", "SIGTERM")
+  const exitedMs = performance.now() - termAt
+  const handed = await handover
+  const moved = await cluster.holder()
+  console.table([summary(`POST /v2/paper-orders via b, SIGTERM to a at 1 s`, handoverOptions, handed)])
+  console.log(
+    `handover: a exited ${(exitedMs / 1_000).toFixed(2)} s after SIGTERM; orders via b meanwhile: ${JSON.stringify(handed.statuses)}, ` +
+    `the slowest ${Math.max(...handed.latenciesMs).toFixed(0)} ms; the lease is now ${moved?.nodeId}'s at epoch ${moved?.epoch}`,
+  )
+  // a comes back as a follower, and b holds the lease for the failover below.
+  await cluster.start("a", cluster.node("a").port)
+  const [dead, survivor] = moved?.nodeId === "b" ? ["b", "a"] as const : ["a", "b"] as const
+
+  await cluster.stop(dead, "SIGKILL")
   const killedAt = performance.now()
   let tries = 0
   const answers: Array<number> = []
   for (;;) {
     tries++
-    const response = await fetch(`${cluster.node("b").url}/v2/paper-orders`, {
+    const response = await fetch(`${cluster.node(survivor).url}/v2/paper-orders`, {
       method: "POST",
-      headers: { authorization: `Bearer ${cluster.tokens[ROUNDS * perRound + (tries % 5)]}`, "content-type": "application/json", "idempotency-key": `failover-${tries}` },
+      headers: { authorization: `Bearer ${cluster.tokens[(ROUNDS + 1) * perRound + (tries % 5)]}`, "content-type": "application/json", "idempotency-key": `failover-${tries}` },
       body,
     })
     await response.arrayBuffer()
     answers.push(response.status)
     if (response.status === 201) break
-    if (performance.now() - killedAt > (lease + 30) * 1_000) throw new Error(`no order placed on b ${lease + 30} s after the kill (last ${response.status})`)
+    if (performance.now() - killedAt > (lease + 30) * 1_000) throw new Error(`no order placed on ${survivor} ${lease + 30} s after the kill (last ${response.status})`)
     await new Promise((r) => setTimeout(r, 1_000))
   }
   const holder = await cluster.holder()
   console.log(
-    `failover: kill -9 of a, first order placed via b after ${((performance.now() - killedAt) / 1_000).toFixed(2)} s ` +
+    `failover: kill -9 of ${dead}, first order placed via ${survivor} after ${((performance.now() - killedAt) / 1_000).toFixed(2)} s ` +
     `(answers ${answers.join(", ")}; PAPER_LEASE_SECONDS=${lease}); the lease is now ${holder?.nodeId}'s at epoch ${holder?.epoch}`,
   )
 } finally {
