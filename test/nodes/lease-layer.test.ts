@@ -1,7 +1,8 @@
 // The paper lease's layer in one process (two "nodes" on one store): the holder builds the actors, the
 // other does not and its stand-ins refuse use; a holder that shuts down gives the lease to the other at
-// its next try; a holder whose lease another took stops its actors; forwarding with no reachable holder
-// ends in UPSTREAM_FAILED, and becomes a local run once this node holds the lease.
+// its next try, or at once on PostgreSQL (the release is told, and the other LISTENs); a holder whose
+// lease another took stops its actors; forwarding with no reachable holder ends in UPSTREAM_FAILED, and
+// becomes a local run once this node holds the lease.
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import { SqlClient } from "@effect/sql"
