@@ -20,7 +20,8 @@
 //
 // Tests and benches listen on an ephemeral port: `makeHttpServer(ops, { port: 0, host: "127.0.0.1" })`
 // outputs HttpServer.HttpServer, and `serverUrl` reads "http://127.0.0.1:<port>" from it.
-import { createServer, type Server } from "node:http"
+import { createServer, type Server, type ServerResponse } from "node:http"
+import type { Socket } from "node:net"
 import type { Duplex } from "node:stream"
 import { HttpApiBuilder, HttpMiddleware, HttpRouter, HttpServer } from "@effect/platform"
 import { NodeHttpServer } from "@effect/platform-node"
@@ -66,11 +67,65 @@ export const REQUEST_TIMEOUT_MS = 30_000
  * the timeout. A response in progress (the stream) is not a request still arriving: it is not cut.
  */
 const nodeServer = (requestTimeoutMs: number) => (): Server =>
-  createServer({
+  draining(createServer({
     requestTimeout: requestTimeoutMs,
     headersTimeout: requestTimeoutMs,
     connectionsCheckingInterval: Math.max(50, Math.floor(requestTimeoutMs / 4)),
-  }).on("clientError", clientError(requestTimeoutMs))
+  }).on("clientError", clientError(requestTimeoutMs)))
+
+/** How long a closing server lets the answers in progress finish before it ends every connection. */
+export const DRAIN_MS = 10_000
+const DRAIN_CHECK_MS = 100
+
+/**
+ * Closing the service: @effect/platform stops handing requests to the service, then calls `close`. Node's
+ * `close` stops accepting connections but keeps serving the kept-alive ones until each sits idle for its
+ * keep-alive timeout, so a client that goes on sending on one (a load balancer, another node) would meet
+ * no handler at all: its request unanswered, the server never closed, the process never exiting.
+ * Closing here, every answer not yet begun says `connection: close` (the client sends its next request
+ * on a new connection, to a node that listens); a request that arrives when the service no longer takes any is
+ * answered 500 INTERNAL (retryable) saying nothing was carried out; idle connections are closed every
+ * 100 ms, and after DRAIN_MS whatever is still open is ended.
+ */
+const draining = (server: Server): Server => {
+  let closing = false
+  const sockets = new Set<Socket>()
+  server.on("connection", (socket: Socket) => {
+    sockets.add(socket)
+    socket.once("close", () => sockets.delete(socket))
+  })
+  /** The listener @effect/platform attaches while the service serves; ours comes first. */
+  const serving = () => server.listenerCount("request") > 1
+  server.on("request", (_request, response) => {
+    if (!closing && serving()) return
+    response.setHeader("connection", "close")
+    if (serving()) return
+    const body = JSON.stringify({
+      success: false, error: "This node is shutting down, so nothing was carried out; send the request again (to another node, or shortly)", code: "INTERNAL",
+    })
+    response.writeHead(500, { "content-type": "application/json", "content-length": Buffer.byteLength(body), "retry-after": "1" }).end(body)
+  })
+  const close = server.close.bind(server)
+  server.close = (callback?: (error?: Error) => void): Server => {
+    closing = true
+    // An answer in progress whose headers are not yet written says `connection: close` too (Node's
+    // current response of a connection is its `_httpMessage`, as in clientError above).
+    for (const socket of sockets) {
+      const current = (socket as Socket & { readonly _httpMessage?: ServerResponse })._httpMessage
+      if (current !== undefined && current !== null && !current.headersSent) current.setHeader("connection", "close")
+    }
+    close(callback)
+    server.closeIdleConnections()
+    const idle = setInterval(() => server.closeIdleConnections(), DRAIN_CHECK_MS).unref()
+    const all = setTimeout(() => server.closeAllConnections(), DRAIN_MS).unref()
+    server.once("close", () => {
+      clearInterval(idle)
+      clearTimeout(all)
+    })
+    return server
+  }
+  return server
+}
 
 /** What the HTTP door needs besides the operations' own services. */
 export type HttpRequirements = Keys | Counters | CursorKey | Health

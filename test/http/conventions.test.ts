@@ -310,6 +310,45 @@ describe("built-in failures", () => {
     }
   })
 
+  it("closing: a client going on sending on its kept-alive connection is told connection: close, and the server closes at once, not when the client stops", async () => {
+    const closing = await startServer({ operations: testOperations, keys })
+    const { port } = new URL(closing.url)
+    const socket = connect(Number(port), "127.0.0.1")
+    let text = ""
+    let open = true
+    socket.on("data", (chunk) => (text += chunk.toString()))
+    socket.on("close", () => void (open = false))
+    socket.on("error", () => void (open = false))
+    const send = () => socket.write("GET /v2/test-rows HTTP/1.1\r\nHost: x\r\n\r\n")
+    await new Promise((r) => socket.once("connect", r))
+    send()
+    await new Promise((r) => setTimeout(r, 200))
+    expect(text.startsWith("HTTP/1.1 ")).toBe(true)
+    // A request in progress when the server starts closing (its body not all sent), so the connection is
+    // not idle then; its body completes after.
+    const body = JSON.stringify({ label: "drain" })
+    socket.write(`POST /v2/test-things HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 5)}`)
+    await new Promise((r) => setTimeout(r, 100))
+    const started = performance.now()
+    const closed = closing.close().then(() => performance.now() - started)
+    await new Promise((r) => setTimeout(r, 100))
+    socket.write(body.slice(5))
+    // Another request every 30 ms for 2 s, on the same connection, as long as it stays open.
+    const until = performance.now() + 2_000
+    while (open && performance.now() < until) {
+      send()
+      await new Promise((r) => setTimeout(r, 30))
+    }
+    const closeMs = await closed
+    expect(closeMs).toBeLessThan(1_000)
+    expect(open).toBe(false)
+    // The request in progress was answered, telling the client to leave; nothing after it was left
+    // unanswered on an open connection.
+    const answers = text.split(/(?=HTTP\/1\.1 )/)
+    expect(answers.length).toBeGreaterThanOrEqual(2)
+    for (const answer of answers.slice(1)) expect(answer.toLowerCase()).toContain("connection: close")
+  })
+
   it("a sentence quoting a long bad value cuts it to 80 characters", async () => {
     const answer = await get(`/v2/test-rows?color=${"p".repeat(10_000)}`)
     expectError(answer, 400, "VALIDATION")
