@@ -83,9 +83,9 @@ const DRAIN_CHECK_MS = 100
  * keep-alive timeout, so a client that goes on sending on one (a load balancer, another node) would meet
  * no handler at all: its request unanswered, the server never closed, the process never exiting.
  * Closing here, every answer not yet begun says `connection: close` (the client sends its next request
- * on a new connection, to a node that listens); a request that arrives when the service no longer takes any is
- * answered 500 INTERNAL (retryable) saying nothing was carried out; idle connections are closed every
- * 100 ms, and after DRAIN_MS whatever is still open is ended.
+ * on a new connection, to a node that listens); a request that arrives when the service no longer takes
+ * any is answered 500 INTERNAL (retryable) saying nothing was carried out; idle connections are closed
+ * every 100 ms, and after DRAIN_MS whatever is still open is ended.
  */
 const draining = (server: Server): Server => {
   let closing = false

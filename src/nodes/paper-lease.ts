@@ -246,9 +246,11 @@ export const leasedPaperActors = <E, RIn>(
 
     /** Shutting down: the keeper takes and renews nothing from now on. */
     let resigned = false
-    const tick = Effect.suspend(() =>
-      resigned ? Effect.void : epoch === null ? take : Effect.zipRight(renew, running === null ? promote : Effect.void))
-    const resign = Effect.gen(function* () {
+    /** One tick or resign at a time: a take still running when the node resigns would hold the lease after it. */
+    const keeping = yield* Effect.makeSemaphore(1)
+    const tick = keeping.withPermits(1)(Effect.suspend(() =>
+      resigned ? Effect.void : epoch === null ? take : Effect.zipRight(renew, running === null ? promote : Effect.void)))
+    const resign = keeping.withPermits(1)(Effect.gen(function* () {
       if (resigned) return
       resigned = true
       const held = epoch
@@ -263,7 +265,7 @@ export const leasedPaperActors = <E, RIn>(
         }
         yield* Effect.sleep(Duration.millis(25))
       }
-    })
+    }))
     // Main resigns before its doors close; a scope closed without that (tests, a failed start) resigns here.
     yield* Effect.addFinalizer(() => resign)
     yield* take
