@@ -85,7 +85,9 @@ const DRAIN_CHECK_MS = 100
  * Closing here, every answer not yet begun says `connection: close` (the client sends its next request
  * on a new connection, to a node that listens); a request that arrives when the service no longer takes
  * any is answered 500 INTERNAL (retryable) saying nothing was carried out; idle connections are closed
- * every 100 ms, and after DRAIN_MS whatever is still open is ended.
+ * every 100 ms, and after DRAIN_MS whatever is still open is ended. (A request in the instant between the
+ * server's listening and @effect/platform's attaching its handler, at start, gets the same 500; it used
+ * to go unanswered.)
  */
 const draining = (server: Server): Server => {
   let closing = false
@@ -101,7 +103,7 @@ const draining = (server: Server): Server => {
     response.setHeader("connection", "close")
     if (serving()) return
     const body = JSON.stringify({
-      success: false, error: "This node is shutting down, so nothing was carried out; send the request again (to another node, or shortly)", code: "INTERNAL",
+      success: false, error: "This node is not taking requests (it is shutting down, or not yet started), so nothing was carried out; send the request again (to another node, or shortly)", code: "INTERNAL",
     })
     response.writeHead(500, { "content-type": "application/json", "content-length": Buffer.byteLength(body), "retry-after": "1" }).end(body)
   })
