@@ -62,7 +62,6 @@ export const nodeMiddleware = <Ops extends ReadonlyArray<AnyOperation>>(operatio
         }))
       }
       if (admitted === "replayed") return errorResponse(new Unauthorized({ error: "This call was taken before (its nonce is spent)" }))
-      if (!(yield* owner.holds)) return answer({ outcome: "not-holder" })
       const input = yield* Schema.decodeUnknown(inputSchema(op.input))(call.input).pipe(Effect.orDie)
       const headers: Array<readonly [string, string]> = []
       let charged = 0
@@ -76,7 +75,9 @@ export const nodeMiddleware = <Ops extends ReadonlyArray<AnyOperation>>(operatio
         }),
         setHeader: (header, value) => Effect.sync(() => void headers.push([header.toLowerCase(), value])),
       }
-      const exit = yield* Effect.exit(Effect.provide(op.local(input, ctx), services))
+      const ran = yield* owner.runHere(Effect.exit(Effect.provide(op.local(input, ctx), services)))
+      if (Option.isNone(ran)) return answer({ outcome: "not-holder" })
+      const exit = ran.value
       if (Exit.isSuccess(exit)) {
         return answer({ outcome: "done", output: yield* Schema.encode(op.output)(exit.value).pipe(Effect.orDie), headers })
       }

@@ -38,6 +38,7 @@ import type { Operation, OperationContext } from "../operations/operation.js"
 import { PaperOwner, type PaperOwnerService } from "../operations/owned.js"
 import type { PaperActors } from "../operations/registry.js"
 import { type LeaseHolder, Leases, RELEASED_CHANNEL } from "../store/leases.js"
+import { listen } from "../store/listen.js"
 import { Settings } from "../store/settings.js"
 import { ForwardAnswer, type ForwardRequest, NODE_ROUTE, SIGNATURE_HEADER, sign } from "./wire.js"
 
@@ -69,6 +70,12 @@ export interface PaperLeaseService {
  * for a listening node's take (tens of milliseconds here), and a bound on a lone node's shutdown.
  */
 export const RESIGN_WAIT_MS = 2_000
+
+/** How long a node that stops holding waits for the operations running on its actors to end. */
+export const DEMOTE_DRAIN_MS = 10_000
+
+/** The application_name of a node's connection listening for releases (pg_stat_activity). */
+export const listenerName = (nodeId: string): string => `whalewatch:listen:${nodeId}`
 
 export class PaperLease extends Context.Tag("whalewatch/PaperLease")<PaperLease, PaperLeaseService>() {}
 
@@ -162,12 +169,22 @@ export const leasedPaperActors = <E, RIn>(
     let running: { readonly context: Context.Context<PaperActors>; readonly scope: Scope.CloseableScope } | null = null
     /** The lease is surely this node's: taken or renewed less than two thirds of its time ago. */
     const fresh = (now: number) => epoch !== null && now - renewedAt < (ttl * 2) / 3
+    /** Demoting: no operation starts here any more, and the actors close once those running here end. */
+    let stopping = false
+    /** Operations running here on the actors (runHere). */
+    let inFlight = 0
     /**
-     * This node runs the actors and its lease is surely its own. A holder frozen past that (its queued
-     * requests overdue) makes its operations wait, as any node does for a holder, until its keeper has
-     * renewed the lease or found it taken: they neither run here nor write meanwhile.
+     * This node runs the actors, is not stopping them, and its lease is surely its own. A holder frozen
+     * past that (its queued requests overdue) makes its operations wait, as any node does for a holder,
+     * until its keeper has renewed the lease or found it taken: they neither run here nor write meanwhile.
      */
-    const holds: Effect.Effect<boolean> = Effect.map(Clock.currentTimeMillis, (now) => running !== null && fresh(now))
+    const holds: Effect.Effect<boolean> = Effect.map(Clock.currentTimeMillis, (now) => running !== null && !stopping && fresh(now))
+    const runHere: PaperOwnerService["runHere"] = (self) =>
+      Effect.flatMap(holds, (here) => {
+        if (!here) return Effect.succeed(Option.none())
+        inFlight++
+        return Effect.ensuring(Effect.map(self, Option.some), Effect.sync(() => void inFlight--))
+      })
     const changes = yield* Effect.makeSemaphore(1)
 
     /**
@@ -199,13 +216,26 @@ export const leasedPaperActors = <E, RIn>(
       yield* Effect.logInfo(`paper lease: node ${options.nodeId} holds it (epoch ${epoch}); the paper accounts and bots run here`)
     }))
 
-    /** Stops holding: forwards from now on, then closes the actors (they store what they hold). */
+    /**
+     * Stops holding: forwards from now on, lets the operations running here end (up to DEMOTE_DRAIN_MS; one
+     * that reached the actors as they closed would fail), then closes the actors (they store what they
+     * hold). The fence stays as it was meanwhile: on a lease given up they may still write, and on one
+     * another node took the store refuses them.
+     */
     const demote = (why: string) => changes.withPermits(1)(Effect.gen(function* () {
       const was = running
+      if (was === null) {
+        epoch = null
+        return
+      }
+      stopping = true
+      yield* Effect.logWarning(`paper lease: node ${options.nodeId} stops holding it (${why}); the paper actors stop here`)
+      const until = (yield* Clock.currentTimeMillis) + DEMOTE_DRAIN_MS
+      while (inFlight > 0 && (yield* Clock.currentTimeMillis) < until) yield* Effect.sleep(Duration.millis(5))
+      if (inFlight > 0) yield* Effect.logWarning(`paper lease: closing the paper actors with ${inFlight} operations still running on them`)
       running = null
       epoch = null
-      if (was === null) return
-      yield* Effect.logWarning(`paper lease: node ${options.nodeId} stops holding it (${why}); the paper actors stop here`)
+      stopping = false
       yield* Scope.close(was.scope, Exit.void)
     }))
 
@@ -287,10 +317,11 @@ export const leasedPaperActors = <E, RIn>(
     // A holder shutting down gives the lease up and says so (Leases.release): listening, this node takes it
     // then, not at its next try (up to a third of the lease later), so a rolling restart stops the paper
     // actors for about as long as restoring them takes. The tries go on besides: a dead holder says nothing,
-    // and a notice missed while the listening connection was down costs only that wait.
+    // and a notice missed while the listening connection was down (it is opened again a second after it
+    // breaks: src/store/listen.ts) costs only that wait.
     const pg = Context.getOption(outer, PgClient.PgClient)
     if (Option.isSome(pg)) {
-      yield* Effect.forkScoped(Effect.forever(pg.value.listen(RELEASED_CHANNEL).pipe(
+      yield* Effect.forkScoped(Effect.forever(listen(pg.value.config, RELEASED_CHANNEL, listenerName(options.nodeId)).pipe(
         Stream.filter((name) => name === PAPER_LEASE),
         Stream.runForEach(() => Queue.offer(released, undefined)),
         Effect.catchAllCause((cause) => Effect.logWarning("paper lease: listening for releases failed; trying again in a second", cause)),
@@ -321,9 +352,15 @@ export const leasedPaperActors = <E, RIn>(
         let prepaid = 0
         let last = "no node holds the lease"
         for (;;) {
-          if (yield* holds) return yield* local
-          const holder = yield* holderNow
-          if (holder !== null && holder.live && holder.url !== null && holder.nodeId !== options.nodeId) {
+          const here = yield* runHere(local)
+          if (Option.isSome(here)) return here.value
+          // This node has the lease in the store and is starting its actors (or stopping them, or renewing
+          // after a freeze): the call waits for them here. Sent to the node it took the lease from, it could
+          // meet that node's doors closing under it.
+          const holder = epoch !== null ? null : yield* holderNow
+          if (epoch !== null) {
+            last = `node ${options.nodeId} (this one) holds the lease but its paper actors are not running`
+          } else if (holder !== null && holder.live && holder.url !== null && holder.nodeId !== options.nodeId) {
             const body = JSON.stringify({
               operation: op.name, sentAt: yield* Clock.currentTimeMillis, nonce: randomBytes(16).toString("hex"), principal, input: encodedInput, prepaid,
             } satisfies typeof ForwardRequest.Encoded)
@@ -370,7 +407,7 @@ export const leasedPaperActors = <E, RIn>(
           if ((yield* Clock.currentTimeMillis) > deadline) {
             return yield* new UpstreamFailed({ error: `The paper accounts are unavailable: ${last}; retry shortly` })
           }
-          yield* Effect.sleep(Duration.millis(100))
+          yield* Effect.sleep(Duration.millis(epoch !== null ? 25 : 100))
         }
       })
 
@@ -394,7 +431,7 @@ export const leasedPaperActors = <E, RIn>(
       Context.add(Bots, standIn("Bots", actorsNow(Bots))),
       Context.add(ExitRules, standIn("ExitRules", actorsNow(ExitRules))),
       Context.add(MarketAlerts, standIn("MarketAlerts", actorsNow(MarketAlerts))),
-      Context.add(PaperOwner, { holds, forward }),
+      Context.add(PaperOwner, { holds, runHere, forward }),
       Context.add(PaperLease, {
         announce: (at) => (options.url !== undefined ? Effect.void : Queue.offer(announced, at).pipe(Effect.asVoid)),
         resign,

@@ -14,6 +14,12 @@ export interface PaperOwnerService {
    */
   readonly holds: Effect.Effect<boolean>
   /**
+   * Runs `self` here when this node holds the lease (as `holds` says), keeping the actors running until
+   * it ends: a node that stops holding waits for what runs here before it closes them. None, without
+   * running it, when this node does not hold the lease.
+   */
+  readonly runHere: <A, E, R>(self: Effect.Effect<A, E, R>) => Effect.Effect<Option.Option<A>, E, R>
+  /**
    * Runs the operation named `op.name` on the holder with this input and caller, and gives its output
    * (decoded with `op.output`) or its ApiError; the holder's extra charges go through `ctx.charge` here,
    * and the headers it set through `ctx.setHeader`. `local` is the call run here, for when this node
@@ -38,10 +44,10 @@ export const owned = <I, O, R>(op: Operation<I, O, R>): Owned<I, O, R> => ({
   run: (input, ctx) =>
     Effect.flatMap(Effect.serviceOption(PaperOwner), (owner) => {
       if (Option.isNone(owner)) return op.run(input, ctx)
-      return Effect.flatMap(owner.value.holds, (here) =>
-        here
-          ? op.run(input, ctx)
-          : Effect.flatMap(Effect.context<R>(), (context) => owner.value.forward(op, input, ctx, Effect.provide(op.run(input, ctx), context))))
+      return Effect.flatMap(owner.value.runHere(op.run(input, ctx)), Option.match({
+        onSome: Effect.succeed,
+        onNone: () => Effect.flatMap(Effect.context<R>(), (context) => owner.value.forward(op, input, ctx, Effect.provide(op.run(input, ctx), context))),
+      }))
     }),
 })
 

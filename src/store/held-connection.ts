@@ -34,6 +34,19 @@ interface Opened {
   readonly ready: Promise<void>
 }
 
+/** node-postgres settings for one connection as the @effect/sql-pg pool of `config` opens them. */
+export const clientConfig = (config: PgClient.PgClientConfig, applicationName?: string): pg.ClientConfig => ({
+  ...(config.url === undefined ? {} : { connectionString: Redacted.value(config.url) }),
+  ...(config.host === undefined ? {} : { host: config.host }),
+  ...(config.port === undefined ? {} : { port: config.port }),
+  ...(config.database === undefined ? {} : { database: config.database }),
+  ...(config.username === undefined ? {} : { user: config.username }),
+  ...(config.password === undefined ? {} : { password: Redacted.value(config.password) }),
+  ...(config.ssl === undefined ? {} : { ssl: config.ssl }),
+  ...(config.connectTimeout === undefined ? {} : { connectionTimeoutMillis: Duration.toMillis(config.connectTimeout) }),
+  application_name: applicationName ?? config.applicationName ?? "whalewatch",
+})
+
 /** A connection with `config`'s settings, held for the caller's scope. */
 export const holdConnection = (config: PgClient.PgClientConfig): Effect.Effect<HeldConnection, never, Scope.Scope> =>
   Effect.gen(function* () {
@@ -46,17 +59,7 @@ export const holdConnection = (config: PgClient.PgClientConfig): Effect.Effect<H
     yield* Effect.addFinalizer(() => Effect.sync(close))
     const open = (): Opened => {
       if (held !== null) return held
-      const client = new pg.Client({
-        ...(config.url === undefined ? {} : { connectionString: Redacted.value(config.url) }),
-        ...(config.host === undefined ? {} : { host: config.host }),
-        ...(config.port === undefined ? {} : { port: config.port }),
-        ...(config.database === undefined ? {} : { database: config.database }),
-        ...(config.username === undefined ? {} : { user: config.username }),
-        ...(config.password === undefined ? {} : { password: Redacted.value(config.password) }),
-        ...(config.ssl === undefined ? {} : { ssl: config.ssl }),
-        ...(config.connectTimeout === undefined ? {} : { connectionTimeoutMillis: Duration.toMillis(config.connectTimeout) }),
-        application_name: config.applicationName ?? "whalewatch",
-      })
+      const client = new pg.Client(clientConfig(config))
       // A connection that breaks while idle is closed; the next statement opens another.
       client.on("error", () => {
         if (held?.client === client) close()

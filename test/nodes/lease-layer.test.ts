@@ -6,7 +6,6 @@
 import { createServer } from "node:http"
 import type { AddressInfo } from "node:net"
 import { SqlClient } from "@effect/sql"
-import { PgClient } from "@effect/sql-pg"
 import { Context, Effect, Exit, Layer, ManagedRuntime, Option, Schema, Scope } from "effect"
 import { afterAll, describe, expect, it } from "vitest"
 import { Accounts } from "../../src/actors/accounts/registry.js"
@@ -14,7 +13,7 @@ import { MarketAlerts } from "../../src/actors/alerts/market-alerts.js"
 import { Bots } from "../../src/actors/bots/bots-live.js"
 import { ExitRules } from "../../src/actors/exits/exit-rules.js"
 import { WriteFence } from "../../src/actors/write-fence.js"
-import { leasedPaperActors, PAPER_LEASE } from "../../src/nodes/paper-lease.js"
+import { leasedPaperActors, listenerName, PAPER_LEASE } from "../../src/nodes/paper-lease.js"
 import { operation } from "../../src/operations/operation.js"
 import { PaperOwner } from "../../src/operations/owned.js"
 import type { PaperActors } from "../../src/operations/registry.js"
@@ -56,16 +55,10 @@ interface Node {
   readonly close: () => Promise<void>
 }
 
-/**
- * `listens: false` builds the node without the PgClient, so it does not LISTEN for releases. (Nodes in one
- * process share @effect/sql-pg's listening connection, and one closing UNLISTENs the channel for all; a
- * service process has one lease layer.)
- */
-const startNode = async (nodeId: string, ttlMs = TTL, listens = true): Promise<Node> => {
+const startNode = async (nodeId: string, ttlMs = TTL): Promise<Node> => {
   const counts: Counts = { built: 0, closed: 0 }
   const scope = await db.runPromise(Scope.make())
-  const build = Layer.buildWithScope(leasedPaperActors(fakeActors(counts), { nodeId, ttlMs }), scope)
-  const context = await db.runPromise(listens ? build : Effect.mapInputContext(build, Context.omit(PgClient.PgClient)))
+  const context = await db.runPromise(Layer.buildWithScope(leasedPaperActors(fakeActors(counts), { nodeId, ttlMs }), scope))
   return { counts, context, close: () => db.runPromise(Scope.close(scope, Exit.void)) }
 }
 
@@ -76,6 +69,14 @@ const waitUntil = async (what: string, ok: () => boolean, ms: number) => {
   while (!ok()) {
     if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`)
     await new Promise((r) => setTimeout(r, 20))
+  }
+}
+
+const waitUntilAsync = async (what: string, ok: () => Promise<boolean>, ms: number) => {
+  const deadline = performance.now() + ms
+  while (!(await ok())) {
+    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`)
+    await new Promise((r) => setTimeout(r, 50))
   }
 }
 
@@ -109,17 +110,41 @@ describe("leasedPaperActors", () => {
 
   it.runIf(databaseUrl() !== undefined)("on PostgreSQL, a holder that shuts down tells the others, and one takes the lease at once, not at its next try", async () => {
     // A 30 s lease: the other node's next try is 10 s away, so only the release's notice hands over within 2 s.
-    const a = await startNode(`a7-${process.pid}`, 30_000, false)
+    const a = await startNode(`a7-${process.pid}`, 30_000)
     const b = await startNode(`b7-${process.pid}`, 30_000)
     expect(holds(a)).toBe(true)
     expect(holds(b)).toBe(false)
-    // b's listening connection is opened in the background: a moment for its LISTEN to reach the server.
-    await new Promise((r) => setTimeout(r, 500))
+    // b's listening connection is opened in the background.
+    await waitUntilAsync("b's listening connection", async () => (await db.runPromise(Effect.flatMap(SqlClient.SqlClient, (sql) =>
+      sql`SELECT 1 FROM pg_stat_activity WHERE application_name = ${listenerName(`b7-${process.pid}`)} AND query LIKE 'LISTEN%'`))).length === 1, 3_000)
     const handedAt = performance.now()
     await a.close()
     await waitUntil("b to hold the lease", () => holds(b), 2_000)
     expect(performance.now() - handedAt).toBeLessThan(2_000)
     expect(b.counts.built).toBe(1)
+    await b.close()
+  })
+
+  it.runIf(databaseUrl() !== undefined)("on PostgreSQL, a node whose listening connection was cut listens again, and still takes a released lease at once", async () => {
+    const a = await startNode(`a8-${process.pid}`, 30_000)
+    const bId = `b8-${process.pid}`
+    const b = await startNode(bId, 30_000)
+    expect(holds(a)).toBe(true)
+    const listener = async () => (await db.runPromise(Effect.flatMap(SqlClient.SqlClient, (sql) =>
+      sql<{ pid: number }>`SELECT pid FROM pg_stat_activity WHERE application_name = ${listenerName(bId)}`))).map((r) => r.pid)
+    await waitUntilAsync("b's listening connection", async () => (await listener()).length === 1, 3_000)
+    const [cut] = await listener()
+    await db.runPromise(Effect.flatMap(SqlClient.SqlClient, (sql) => sql`SELECT pg_terminate_backend(${cut as number})`))
+    // Opened again a second after it broke.
+    await waitUntilAsync("b's new listening connection", async () => {
+      const now = await listener()
+      return now.length === 1 && now[0] !== cut
+    }, 4_000)
+    await new Promise((r) => setTimeout(r, 200))
+    const handedAt = performance.now()
+    await a.close()
+    await waitUntil("b to hold the lease", () => holds(b), 2_000)
+    expect(performance.now() - handedAt).toBeLessThan(2_000)
     await b.close()
   })
 
@@ -149,6 +174,23 @@ describe("leasedPaperActors", () => {
     await waitUntil("a to stop holding", () => !holds(a), TTL)
     expect(a.counts.closed).toBe(1)
     expect(() => botsName(a)).toThrow(/node that holds the paper lease/)
+    await a.close()
+    await db.runPromise(Effect.flatMap(SqlClient.SqlClient, (sql) => sql`UPDATE node_leases SET expires_at = now() WHERE name = ${PAPER_LEASE}`))
+  })
+
+  it("a holder that stops holding lets what runs on its actors end before it closes them, and starts nothing new meanwhile", async () => {
+    const a = await startNode(`a9-${process.pid}`)
+    const owner = Context.get(a.context, PaperOwner)
+    // An operation on the actors that takes 400 ms, and sees whether they were closed under it.
+    const running = db.runPromise(owner.runHere(Effect.zipRight(Effect.sleep("400 millis"), Effect.sync(() => a.counts.closed))))
+    await new Promise((r) => setTimeout(r, 50))
+    await db.runPromise(Effect.flatMap(SqlClient.SqlClient, (sql) =>
+      sql`UPDATE node_leases SET node_id = 'thief', epoch = epoch + 1, expires_at = now() + interval '1 hour' WHERE name = ${PAPER_LEASE}`))
+    await waitUntil("a to stop holding", () => !holds(a), TTL)
+    expect(Option.isNone(await db.runPromise(owner.runHere(Effect.succeed("new"))))).toBe(true)
+    expect(a.counts.closed).toBe(0)
+    expect(await running).toEqual(Option.some(0))
+    await waitUntil("the actors closed", () => a.counts.closed === 1, TTL)
     await a.close()
     await db.runPromise(Effect.flatMap(SqlClient.SqlClient, (sql) => sql`UPDATE node_leases SET expires_at = now() WHERE name = ${PAPER_LEASE}`))
   })

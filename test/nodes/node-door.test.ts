@@ -33,7 +33,7 @@ let runtime: ManagedRuntime.ManagedRuntime<unknown, unknown>
 let url = ""
 let secret: Uint8Array
 beforeAll(async () => {
-  const owner = Layer.succeed(PaperOwner, { holds: Effect.succeed(true), forward: (_op, _input, _ctx, local) => local })
+  const owner = Layer.succeed(PaperOwner, { holds: Effect.succeed(true), runHere: (self) => Effect.asSome(self), forward: (_op, _input, _ctx, local) => local })
   const layer = makeHttpServer(operations, { port: 0, host: "127.0.0.1" }, makeNodeDoor(operations)).pipe(
     Layer.provide([owner, Counters.memory, Health.layer, CursorKey.layer("door-test")]),
     Layer.provideMerge(TestStore),

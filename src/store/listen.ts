@@ -1,0 +1,38 @@
+// LISTEN on one PostgreSQL channel over a connection of its own (node-postgres, with the pool's settings).
+// @effect/sql-pg has `listen`, but its listening connection swallows its own errors: one cut by a server
+// restart or a terminated backend goes quiet for the process's life, and the stream neither ends nor
+// fails. Here the stream fails when its connection errors or ends, so the caller listens again.
+import { SqlError } from "@effect/sql"
+import type { PgClient } from "@effect/sql-pg"
+import { Effect, Stream } from "effect"
+import pg from "pg"
+import { clientConfig } from "./held-connection.js"
+
+/**
+ * Each payload NOTIFYed on `channel` from when the LISTEN is in place; fails when the connection breaks.
+ * `applicationName` names the connection in pg_stat_activity.
+ */
+export const listen = (config: PgClient.PgClientConfig, channel: string, applicationName: string): Stream.Stream<string, SqlError.SqlError> =>
+  Stream.asyncScoped<string, SqlError.SqlError>((emit) =>
+    Effect.gen(function* () {
+      const client = new pg.Client(clientConfig(config, applicationName))
+      const lost = (cause: unknown) => void emit.fail(new SqlError.SqlError({ cause, message: `The connection listening on ${channel} was lost` }))
+      client.on("error", lost)
+      client.on("end", () => lost(new Error("the connection ended")))
+      client.on("notification", (message) => {
+        if (message.channel === channel && message.payload !== undefined) void emit.single(message.payload)
+      })
+      yield* Effect.acquireRelease(
+        Effect.tryPromise({
+          try: async () => {
+            await client.connect()
+            await client.query(`LISTEN ${client.escapeIdentifier(channel)}`)
+          },
+          catch: (cause) => new SqlError.SqlError({ cause, message: `Failed to listen on ${channel}` }),
+        }),
+        () => Effect.promise(() => {
+          client.removeAllListeners("end")
+          return client.end().catch(() => undefined)
+        }),
+      )
+    }))
