@@ -23,7 +23,7 @@
 import { randomBytes } from "node:crypto"
 import http from "node:http"
 import https from "node:https"
-import { SqlClient } from "@effect/sql"
+import { SqlClient, type SqlError } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
 import { Clock, Context, Duration, Effect, Exit, Layer, Option, Queue, Schema, Scope, Stream } from "effect"
 import { Accounts } from "../actors/accounts/registry.js"
@@ -38,7 +38,7 @@ import type { Operation, OperationContext } from "../operations/operation.js"
 import { PaperOwner, type PaperOwnerService } from "../operations/owned.js"
 import type { PaperActors } from "../operations/registry.js"
 import { type LeaseHolder, Leases, RELEASED_CHANNEL } from "../store/leases.js"
-import { listen } from "../store/listen.js"
+import { listen, othersNamed } from "../store/listen.js"
 import { Settings } from "../store/settings.js"
 import { ForwardAnswer, type ForwardRequest, NODE_ROUTE, SIGNATURE_HEADER, sign } from "./wire.js"
 
@@ -58,7 +58,8 @@ export interface PaperLeaseService {
   readonly announce: (url: string) => Effect.Effect<void>
   /**
    * Shutting down, before the doors close: stops the actors, gives the lease up (told to the other
-   * nodes, which take it at once) and waits, up to RESIGN_WAIT_MS, until another node holds it. Calls
+   * nodes, which take it at once) and waits, up to RESIGN_WAIT_MS, until another node holds it (not at
+   * all when no other node's connection listens for releases: a lone node stops at once). Calls
    * still sent here meanwhile are answered `not-holder` (the sender sends them on to the new holder),
    * rather than meeting a door that closes their connection under them. Never takes the lease again.
    */
@@ -74,8 +75,18 @@ export const RESIGN_WAIT_MS = 2_000
 /** How long a node that stops holding waits for the operations running on its actors to end. */
 export const DEMOTE_DRAIN_MS = 10_000
 
-/** The application_name of a node's connection listening for releases (pg_stat_activity). */
-export const listenerName = (nodeId: string): string => `whalewatch:listen:${nodeId}`
+/**
+ * What the application_name of every connection listening for releases of the lease in `schema` starts
+ * with (pg_stat_activity): the nodes that share this lease, not those of another schema on the server.
+ */
+export const listenerPrefix = (schema: string): string => `whalewatch:listen:${schema}:`
+
+/** The application_name of a node's connection listening for releases. */
+export const listenerName = (schema: string, nodeId: string): string => `${listenerPrefix(schema)}${nodeId}`
+
+/** The schema the store's tables are in (the lease's row among them). */
+export const currentSchema: Effect.Effect<string, SqlError.SqlError, SqlClient.SqlClient> = Effect.flatMap(SqlClient.SqlClient, (sql) =>
+  Effect.map(sql<{ schema: string }>`SELECT current_schema() AS schema`, (rows) => rows[0]?.schema ?? "public"))
 
 export class PaperLease extends Context.Tag("whalewatch/PaperLease")<PaperLease, PaperLeaseService>() {}
 
@@ -274,6 +285,10 @@ export const leasedPaperActors = <E, RIn>(
       if (now - renewedAt >= (ttl * 2) / 3) yield* demote("the store did not confirm it for two thirds of its time")
     })
 
+    /** The pool, on PostgreSQL: where this node listens for releases (below), on a connection named for the schema. */
+    const pg = Context.getOption(outer, PgClient.PgClient)
+    const schema = Option.isNone(pg) ? "" : yield* inStore(currentSchema).pipe(Effect.orElseSucceed(() => "public"))
+    const myListener = listenerName(schema, options.nodeId)
     /** Shutting down: the keeper takes and renews nothing from now on. */
     let resigned = false
     /** One tick or resign at a time: a take still running when the node resigns would hold the lease after it. */
@@ -287,6 +302,9 @@ export const leasedPaperActors = <E, RIn>(
       yield* demote("shutting down")
       if (held === null) return
       yield* inStore(Leases.release({ name: PAPER_LEASE, nodeId: options.nodeId, epoch: held })).pipe(Effect.ignore)
+      // No other node listening for releases of this lease (none runs on this schema): nobody to wait for.
+      const others = Option.isNone(pg) ? 1 : yield* inStore(othersNamed(listenerPrefix(schema), myListener)).pipe(Effect.orElseSucceed(() => 1))
+      if (others === 0) return yield* Effect.logInfo(`paper lease: node ${options.nodeId} gave it up; no other node listens for it`)
       const until = (yield* Clock.currentTimeMillis) + Math.min(RESIGN_WAIT_MS, ttl / 3)
       while ((yield* Clock.currentTimeMillis) < until) {
         const holder = yield* inStore(Leases.holder(PAPER_LEASE)).pipe(Effect.orElseSucceed(() => null))
@@ -319,9 +337,8 @@ export const leasedPaperActors = <E, RIn>(
     // actors for about as long as restoring them takes. The tries go on besides: a dead holder says nothing,
     // and a notice missed while the listening connection was down (it is opened again a second after it
     // breaks: src/store/listen.ts) costs only that wait.
-    const pg = Context.getOption(outer, PgClient.PgClient)
     if (Option.isSome(pg)) {
-      yield* Effect.forkScoped(Effect.forever(listen(pg.value.config, RELEASED_CHANNEL, listenerName(options.nodeId)).pipe(
+      yield* Effect.forkScoped(Effect.forever(listen(pg.value.config, RELEASED_CHANNEL, myListener).pipe(
         Stream.filter((name) => name === PAPER_LEASE),
         Stream.runForEach(() => Queue.offer(released, undefined)),
         Effect.catchAllCause((cause) => Effect.logWarning("paper lease: listening for releases failed; trying again in a second", cause)),

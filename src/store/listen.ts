@@ -2,7 +2,7 @@
 // @effect/sql-pg has `listen`, but its listening connection swallows its own errors: one cut by a server
 // restart or a terminated backend goes quiet for the process's life, and the stream neither ends nor
 // fails. Here the stream fails when its connection errors or ends, so the caller listens again.
-import { SqlError } from "@effect/sql"
+import { SqlClient, SqlError } from "@effect/sql"
 import type { PgClient } from "@effect/sql-pg"
 import { Effect, Stream } from "effect"
 import pg from "pg"
@@ -36,3 +36,16 @@ export const listen = (config: PgClient.PgClientConfig, channel: string, applica
         }),
       )
     }))
+
+/**
+ * How many connections other than `name` whose application_name starts with `prefix` the server has open
+ * (pg_stat_activity shows every session's name to every role). PostgreSQL keeps 63 bytes of a name, so
+ * `name` is compared as kept.
+ */
+export const othersNamed = (prefix: string, name: string): Effect.Effect<number, SqlError.SqlError, SqlClient.SqlClient> =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    sql<{ n: number }>`
+      SELECT count(*)::int AS n FROM pg_stat_activity
+      WHERE starts_with(application_name, ${prefix}) AND application_name <> left(${name}, 63)`.pipe(
+      Effect.map((rows) => rows[0]?.n ?? 0),
+    ))

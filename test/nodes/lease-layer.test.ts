@@ -13,7 +13,7 @@ import { MarketAlerts } from "../../src/actors/alerts/market-alerts.js"
 import { Bots } from "../../src/actors/bots/bots-live.js"
 import { ExitRules } from "../../src/actors/exits/exit-rules.js"
 import { WriteFence } from "../../src/actors/write-fence.js"
-import { leasedPaperActors, listenerName, PAPER_LEASE } from "../../src/nodes/paper-lease.js"
+import { currentSchema, leasedPaperActors, listenerName, listenerPrefix, PAPER_LEASE } from "../../src/nodes/paper-lease.js"
 import { operation } from "../../src/operations/operation.js"
 import { PaperOwner } from "../../src/operations/owned.js"
 import type { PaperActors } from "../../src/operations/registry.js"
@@ -115,8 +115,9 @@ describe("leasedPaperActors", () => {
     expect(holds(a)).toBe(true)
     expect(holds(b)).toBe(false)
     // b's listening connection is opened in the background.
+    const name = listenerName(await db.runPromise(currentSchema), `b7-${process.pid}`)
     await waitUntilAsync("b's listening connection", async () => (await db.runPromise(Effect.flatMap(SqlClient.SqlClient, (sql) =>
-      sql`SELECT 1 FROM pg_stat_activity WHERE application_name = ${listenerName(`b7-${process.pid}`)} AND query LIKE 'LISTEN%'`))).length === 1, 3_000)
+      sql`SELECT 1 FROM pg_stat_activity WHERE application_name = ${name} AND query LIKE 'LISTEN%'`))).length === 1, 3_000)
     const handedAt = performance.now()
     await a.close()
     await waitUntil("b to hold the lease", () => holds(b), 2_000)
@@ -125,13 +126,27 @@ describe("leasedPaperActors", () => {
     await b.close()
   })
 
+  it.runIf(databaseUrl() !== undefined)("on PostgreSQL, a lone holder shutting down does not wait for a taker when no other node listens", async () => {
+    const a = await startNode(`a10-${process.pid}`, 30_000)
+    expect(holds(a)).toBe(true)
+    // Its own listener is the only one on this file's schema (other files' nodes listen under theirs).
+    const prefix = listenerPrefix(await db.runPromise(currentSchema))
+    await waitUntilAsync("a's listening connection", async () => (await db.runPromise(Effect.flatMap(SqlClient.SqlClient, (sql) =>
+      sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity WHERE starts_with(application_name, ${prefix})`)))[0]?.n === 1, 3_000)
+    const closingAt = performance.now()
+    await a.close()
+    // Waiting for a taker would take the whole bound, min(2 s, a third of the lease).
+    expect(performance.now() - closingAt).toBeLessThan(1_000)
+  })
+
   it.runIf(databaseUrl() !== undefined)("on PostgreSQL, a node whose listening connection was cut listens again, and still takes a released lease at once", async () => {
     const a = await startNode(`a8-${process.pid}`, 30_000)
     const bId = `b8-${process.pid}`
     const b = await startNode(bId, 30_000)
     expect(holds(a)).toBe(true)
+    const name = listenerName(await db.runPromise(currentSchema), bId)
     const listener = async () => (await db.runPromise(Effect.flatMap(SqlClient.SqlClient, (sql) =>
-      sql<{ pid: number }>`SELECT pid FROM pg_stat_activity WHERE application_name = ${listenerName(bId)}`))).map((r) => r.pid)
+      sql<{ pid: number }>`SELECT pid FROM pg_stat_activity WHERE application_name = ${name}`))).map((r) => r.pid)
     await waitUntilAsync("b's listening connection", async () => (await listener()).length === 1, 3_000)
     const [cut] = await listener()
     await db.runPromise(Effect.flatMap(SqlClient.SqlClient, (sql) => sql`SELECT pg_terminate_backend(${cut as number})`))
