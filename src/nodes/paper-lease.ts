@@ -72,6 +72,9 @@ export interface PaperLeaseService {
  */
 export const RESIGN_WAIT_MS = 2_000
 
+/** How long a resigning holder keeps its doors open once another node has taken the lease. */
+export const RESIGN_GRACE_MS = 250
+
 /** How long a node that stops holding waits for the operations running on its actors to end. */
 export const DEMOTE_DRAIN_MS = 10_000
 
@@ -309,7 +312,10 @@ export const leasedPaperActors = <E, RIn>(
       while ((yield* Clock.currentTimeMillis) < until) {
         const holder = yield* inStore(Leases.holder(PAPER_LEASE)).pipe(Effect.orElseSucceed(() => null))
         if (holder !== null && holder.live && holder.nodeId !== options.nodeId) {
-          return yield* Effect.logInfo(`paper lease: node ${holder.nodeId} took it over from ${options.nodeId} (epoch ${holder.epoch})`)
+          yield* Effect.logInfo(`paper lease: node ${holder.nodeId} took it over from ${options.nodeId} (epoch ${holder.epoch})`)
+          // A call the taker sent here just before its take returned may still be on its way: it is
+          // answered `not-holder` if it arrives before the doors close, and lost in flight if after.
+          return yield* Effect.sleep(Duration.millis(RESIGN_GRACE_MS))
         }
         yield* Effect.sleep(Duration.millis(25))
       }
