@@ -23,9 +23,9 @@
 import { randomBytes } from "node:crypto"
 import http from "node:http"
 import https from "node:https"
-import { SqlClient, type SqlError } from "@effect/sql"
+import { SqlClient } from "@effect/sql"
 import { PgClient } from "@effect/sql-pg"
-import { Clock, Context, Duration, Effect, Exit, Layer, Option, Queue, Schema, Scope, Stream } from "effect"
+import { Clock, Context, Duration, Effect, Exit, Layer, Option, Queue, Schedule, Schema, Scope, Stream } from "effect"
 import { Accounts } from "../actors/accounts/registry.js"
 import { MarketAlerts } from "../actors/alerts/market-alerts.js"
 import { Bots } from "../actors/bots/bots-live.js"
@@ -38,7 +38,7 @@ import type { Operation, OperationContext } from "../operations/operation.js"
 import { PaperOwner, type PaperOwnerService } from "../operations/owned.js"
 import type { PaperActors } from "../operations/registry.js"
 import { type LeaseHolder, Leases, RELEASED_CHANNEL } from "../store/leases.js"
-import { listen, othersNamed } from "../store/listen.js"
+import { currentSchema, listen, othersNamed } from "../store/listen.js"
 import { Settings } from "../store/settings.js"
 import { ForwardAnswer, type ForwardRequest, NODE_ROUTE, SIGNATURE_HEADER, sign } from "./wire.js"
 
@@ -86,10 +86,6 @@ export const listenerPrefix = (schema: string): string => `whalewatch:listen:${s
 
 /** The application_name of a node's connection listening for releases. */
 export const listenerName = (schema: string, nodeId: string): string => `${listenerPrefix(schema)}${nodeId}`
-
-/** The schema the store's tables are in (the lease's row among them). */
-export const currentSchema: Effect.Effect<string, SqlError.SqlError, SqlClient.SqlClient> = Effect.flatMap(SqlClient.SqlClient, (sql) =>
-  Effect.map(sql<{ schema: string }>`SELECT current_schema() AS schema`, (rows) => rows[0]?.schema ?? "public"))
 
 export class PaperLease extends Context.Tag("whalewatch/PaperLease")<PaperLease, PaperLeaseService>() {}
 
@@ -244,8 +240,10 @@ export const leasedPaperActors = <E, RIn>(
       }
       stopping = true
       yield* Effect.logWarning(`paper lease: node ${options.nodeId} stops holding it (${why}); the paper actors stop here`)
-      const until = (yield* Clock.currentTimeMillis) + DEMOTE_DRAIN_MS
-      while (inFlight > 0 && (yield* Clock.currentTimeMillis) < until) yield* Effect.sleep(Duration.millis(5))
+      yield* Effect.sync(() => inFlight === 0).pipe(
+        Effect.repeat({ until: (drained) => drained, schedule: Schedule.spaced(Duration.millis(5)) }),
+        Effect.timeoutOption(Duration.millis(DEMOTE_DRAIN_MS)),
+      )
       if (inFlight > 0) yield* Effect.logWarning(`paper lease: closing the paper actors with ${inFlight} operations still running on them`)
       running = null
       epoch = null
@@ -308,17 +306,18 @@ export const leasedPaperActors = <E, RIn>(
       // No other node listening for releases of this lease (none runs on this schema): nobody to wait for.
       const others = Option.isNone(pg) ? 1 : yield* inStore(othersNamed(listenerPrefix(schema), myListener)).pipe(Effect.orElseSucceed(() => 1))
       if (others === 0) return yield* Effect.logInfo(`paper lease: node ${options.nodeId} gave it up; no other node listens for it`)
-      const until = (yield* Clock.currentTimeMillis) + Math.min(RESIGN_WAIT_MS, ttl / 3)
-      while ((yield* Clock.currentTimeMillis) < until) {
-        const holder = yield* inStore(Leases.holder(PAPER_LEASE)).pipe(Effect.orElseSucceed(() => null))
-        if (holder !== null && holder.live && holder.nodeId !== options.nodeId) {
-          yield* Effect.logInfo(`paper lease: node ${holder.nodeId} took it over from ${options.nodeId} (epoch ${holder.epoch})`)
-          // A call the taker sent here just before its take returned may still be on its way: it is
-          // answered `not-holder` if it arrives before the doors close, and lost in flight if after.
-          return yield* Effect.sleep(Duration.millis(RESIGN_GRACE_MS))
-        }
-        yield* Effect.sleep(Duration.millis(25))
-      }
+      const taker = yield* inStore(Leases.holder(PAPER_LEASE)).pipe(
+        Effect.filterOrFail((holder): holder is LeaseHolder => holder !== null && holder.live && holder.nodeId !== options.nodeId),
+        Effect.retry(Schedule.spaced(Duration.millis(25))),
+        Effect.timeoutOption(Duration.millis(Math.min(RESIGN_WAIT_MS, ttl / 3))),
+        // The retry goes on through store errors too, so this is never reached; it types the error away.
+        Effect.orElseSucceed(() => Option.none<LeaseHolder>()),
+      )
+      if (Option.isNone(taker)) return
+      yield* Effect.logInfo(`paper lease: node ${taker.value.nodeId} took it over from ${options.nodeId} (epoch ${taker.value.epoch})`)
+      // A call the taker sent here just before its take returned may still be on its way: it is answered
+      // `not-holder` if it arrives before the doors close, and lost in flight if after.
+      yield* Effect.sleep(Duration.millis(RESIGN_GRACE_MS))
     }))
     // Main resigns before its doors close; a scope closed without that (tests, a failed start) resigns here.
     yield* Effect.addFinalizer(() => resign)

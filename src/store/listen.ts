@@ -49,3 +49,7 @@ export const othersNamed = (prefix: string, name: string): Effect.Effect<number,
       WHERE starts_with(application_name, ${prefix}) AND application_name <> left(${name}, 63)`.pipe(
       Effect.map((rows) => rows[0]?.n ?? 0),
     ))
+
+/** The schema the store's tables are in (the first of the search path that exists). */
+export const currentSchema: Effect.Effect<string, SqlError.SqlError, SqlClient.SqlClient> = Effect.flatMap(SqlClient.SqlClient, (sql) =>
+  Effect.map(sql<{ schema: string }>`SELECT current_schema() AS schema`, (rows) => rows[0]?.schema ?? "public"))

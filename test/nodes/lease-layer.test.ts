@@ -13,7 +13,8 @@ import { MarketAlerts } from "../../src/actors/alerts/market-alerts.js"
 import { Bots } from "../../src/actors/bots/bots-live.js"
 import { ExitRules } from "../../src/actors/exits/exit-rules.js"
 import { WriteFence } from "../../src/actors/write-fence.js"
-import { currentSchema, leasedPaperActors, listenerName, listenerPrefix, PAPER_LEASE } from "../../src/nodes/paper-lease.js"
+import { leasedPaperActors, listenerName, listenerPrefix, PAPER_LEASE } from "../../src/nodes/paper-lease.js"
+import { currentSchema } from "../../src/store/listen.js"
 import { operation } from "../../src/operations/operation.js"
 import { PaperOwner } from "../../src/operations/owned.js"
 import type { PaperActors } from "../../src/operations/registry.js"
@@ -64,19 +65,11 @@ const startNode = async (nodeId: string, ttlMs = TTL): Promise<Node> => {
 
 const holds = (node: Node) => Effect.runSync(Context.get(node.context, PaperOwner).holds)
 const botsName = (node: Node) => (Context.get(node.context, Bots) as unknown as { name: string }).name
-const waitUntil = async (what: string, ok: () => boolean, ms: number) => {
-  const deadline = performance.now() + ms
-  while (!ok()) {
-    if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 20))
-  }
-}
-
-const waitUntilAsync = async (what: string, ok: () => Promise<boolean>, ms: number) => {
+const waitUntil = async (what: string, ok: () => boolean | Promise<boolean>, ms: number) => {
   const deadline = performance.now() + ms
   while (!(await ok())) {
     if (performance.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 50))
+    await new Promise((r) => setTimeout(r, 20))
   }
 }
 
@@ -116,7 +109,7 @@ describe("leasedPaperActors", () => {
     expect(holds(b)).toBe(false)
     // b's listening connection is opened in the background.
     const name = listenerName(await db.runPromise(currentSchema), `b7-${process.pid}`)
-    await waitUntilAsync("b's listening connection", async () => (await db.runPromise(Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    await waitUntil("b's listening connection", async () => (await db.runPromise(Effect.flatMap(SqlClient.SqlClient, (sql) =>
       sql`SELECT 1 FROM pg_stat_activity WHERE application_name = ${name} AND query LIKE 'LISTEN%'`))).length === 1, 3_000)
     const handedAt = performance.now()
     await a.close()
@@ -131,7 +124,7 @@ describe("leasedPaperActors", () => {
     expect(holds(a)).toBe(true)
     // Its own listener is the only one on this file's schema (other files' nodes listen under theirs).
     const prefix = listenerPrefix(await db.runPromise(currentSchema))
-    await waitUntilAsync("a's listening connection", async () => (await db.runPromise(Effect.flatMap(SqlClient.SqlClient, (sql) =>
+    await waitUntil("a's listening connection", async () => (await db.runPromise(Effect.flatMap(SqlClient.SqlClient, (sql) =>
       sql<{ n: number }>`SELECT count(*)::int AS n FROM pg_stat_activity WHERE starts_with(application_name, ${prefix})`)))[0]?.n === 1, 3_000)
     const closingAt = performance.now()
     await a.close()
@@ -147,11 +140,11 @@ describe("leasedPaperActors", () => {
     const name = listenerName(await db.runPromise(currentSchema), bId)
     const listener = async () => (await db.runPromise(Effect.flatMap(SqlClient.SqlClient, (sql) =>
       sql<{ pid: number }>`SELECT pid FROM pg_stat_activity WHERE application_name = ${name}`))).map((r) => r.pid)
-    await waitUntilAsync("b's listening connection", async () => (await listener()).length === 1, 3_000)
+    await waitUntil("b's listening connection", async () => (await listener()).length === 1, 3_000)
     const [cut] = await listener()
     await db.runPromise(Effect.flatMap(SqlClient.SqlClient, (sql) => sql`SELECT pg_terminate_backend(${cut as number})`))
     // Opened again a second after it broke.
-    await waitUntilAsync("b's new listening connection", async () => {
+    await waitUntil("b's new listening connection", async () => {
       const now = await listener()
       return now.length === 1 && now[0] !== cut
     }, 4_000)
