@@ -17,6 +17,7 @@ import { ExitRulesLive } from "./actors/exits/exit-rules.js"
 import { BotsLive } from "./actors/bots/bots-live.js"
 import { BacktestHistoryLive } from "./intel/backtest-store.js"
 import { IntelBus, OrderedFeed } from "./intel/intel-bus.js"
+import { RecentFeed } from "./intel/recent-feed.js"
 import { Fanout } from "./sse/fanout.js"
 import { StreamDoorLive } from "./sse/door.js"
 import { makeMcpDoor } from "./mcp/door.js"
@@ -122,6 +123,14 @@ const PaperLive = Layer.unwrapEffect(Effect.map(AppConfig, (config) =>
       ...Option.match(config.nodeUrl, { onNone: () => ({}), onSome: (url) => ({ url }) }),
     }))).pipe(Layer.provideMerge(WebhooksLive))
 
+/**
+ * The recent feed a node that takes the paper lease over gives the bots it restores (src/intel/recent-feed.ts):
+ * kept on every node sharing a lease, for twice the lease plus 30 s (at least a minute) of feed time, so
+ * it reaches back past a dead holder's last flush; off on the embedded store (one node).
+ */
+const RecentFeedLive = Layer.unwrapEffect(Effect.map(AppConfig, (config) =>
+  isEmbedded(config) ? RecentFeed.off : RecentFeed.layer(Math.max(60_000, 2 * config.leaseSeconds * 1_000 + 30_000))))
+
 /** What the operations read and command: paper accounts, bots, backtest history, the stream's fan-out. */
 const ServicesLive = Layer.mergeAll(
   PaperLive,
@@ -134,7 +143,7 @@ const ServicesLive = Layer.mergeAll(
 /** Everything that serves, over the store's services. */
 const DoorsLive = Layer.mergeAll(HttpLive, DatabaseCheckLive).pipe(
   Layer.provideMerge(ServicesLive),
-  Layer.provide(Layer.mergeAll(Counters.live, CursorKeyLive, Health.layer, FeedBus.layer, MarketBus.layer, IntelBus.layer, OrderedFeed.layer)),
+  Layer.provide(Layer.mergeAll(Counters.live, CursorKeyLive, Health.layer, FeedBus.layer, MarketBus.layer, IntelBus.layer, OrderedFeed.layer, RecentFeedLive)),
 )
 
 const logLevels = {

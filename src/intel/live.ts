@@ -16,7 +16,7 @@
 // From the hand-over on, what the pipeline records goes out on the IntelBus, and the OrderedFeed gets
 // the same events with the market events bots act on (prices, lifecycle) in the order they were handled.
 import type { SqlClient } from "@effect/sql"
-import { Clock, Context, Duration, Effect, Layer, PubSub, Queue, Ref, Runtime } from "effect"
+import { Clock, Context, Duration, Effect, Layer, Option, PubSub, Queue, Ref, Runtime } from "effect"
 import { MarketRegistry } from "../actors/markets/registry.js"
 import { MarketBus, Markets } from "../actors/markets/market-bus.js"
 import { AppConfig } from "../config.js"
@@ -48,7 +48,8 @@ export const liveProgress = (
     const dropped = lastDisconnectAt(venue)
     return [venue, (dropped !== null && dropped > handedOverAt ? Math.min(at, dropped) : at) - PROGRESS_LAG_MS] as const
   })
-import { carriedInOrder, IntelBus, OrderedFeed } from "./intel-bus.js"
+import { carriedInOrder, IntelBus, OrderedFeed, type OrderedEvent } from "./intel-bus.js"
+import { RecentFeed } from "./recent-feed.js"
 import { IntelPipeline } from "./pipeline.js"
 import type { RecordRow, SummaryFigures } from "./records.js"
 import { TradeIndex } from "./trade-index.js"
@@ -108,11 +109,17 @@ export const makeIntelLayer = (options: IntelLiveOptions = {}): Layer.Layer<Inte
       const runtime = yield* Effect.runtime<SqlClient.SqlClient>()
       const pipeline = new IntelPipeline()
       const intelBus = yield* IntelBus
-      const ordered = yield* OrderedFeed
+      const orderedFeed = yield* OrderedFeed
+      const recent = yield* Effect.serviceOption(RecentFeed)
+      /** On the OrderedFeed, kept in the recent feed first (where nodes share the paper lease: recent-feed.ts). */
+      const ordered = (event: OrderedEvent): void => {
+        if (Option.isSome(recent)) recent.value.push(event)
+        orderedFeed.unsafeOffer(event)
+      }
       /** A live market event: into the pipeline (what it records goes out through `observe`), then on in order. */
       const follow = (event: MarketEvent): void => {
         pipeline.apply(event)
-        if (carriedInOrder(event)) ordered.unsafeOffer(event)
+        if (carriedInOrder(event)) ordered(event)
       }
       const trades = new TradeIndex(TRADES_WINDOW_DAYS)
       // Reads see a trade once it is stored: the index takes each batch after its write.
@@ -201,7 +208,7 @@ export const makeIntelLayer = (options: IntelLiveOptions = {}): Layer.Layer<Inte
           pipeline.observe = (event) => {
             // The book is for the bots only: the IntelBus goes to the stream, webhooks and other nodes.
             intelBus.unsafeOffer(event._tag === "TradeRecorded" && event.book !== undefined ? { _tag: "TradeRecorded", trade: event.trade } : event)
-            ordered.unsafeOffer(event)
+            ordered(event)
           }
           for (const event of live.kept) follow(event)
           live.kept = []

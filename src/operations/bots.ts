@@ -179,7 +179,7 @@ const create = Effect.fn("Bots.create")(function* (request: typeof BotCreateRequ
     id: context.id, accountId, kind: context.kind, name: persisted.context.name, mode: "paper",
     status: persisted.value === "ended" ? "ended" : "running",
     trader: context.kind === "trader" ? context.settings.trader.ref : null,
-    settings: null, snapshot,
+    settings: null, snapshot, through: bots.registry.through(),
   }, new Date(createdAt), limit)).pipe(Effect.orDie)
   if (outcome === "duplicate") return yield* new Validation({ error: "trigger.trader: a bot on this trader already exists" })
   if (outcome === "limit") {

@@ -6,6 +6,7 @@ import { randomBytes } from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import type { BotTrade } from "../actors/bots/ledger.js"
+import type { FeedMarks } from "../actors/bots/registry.js"
 import { jsonColumn, underAccountLock } from "./sql-helpers.js"
 
 export type BotKindName = "trader" | "signal" | "market"
@@ -21,12 +22,15 @@ export interface BotRow {
   readonly trader: string | null
   readonly settings: unknown
   readonly snapshot: unknown
+  /** The feed the snapshot had seen (BotRegistry.through). */
+  readonly through: FeedMarks
 }
 
 export interface StoredBotRow {
   readonly id: string
   readonly kind: BotKindName
   readonly snapshot: unknown
+  readonly through: FeedMarks | null
 }
 
 export type InsertOutcome = "created" | "limit" | "duplicate"
@@ -57,9 +61,9 @@ const insert = (row: BotRow, createdAt: Date, limit: number | null): Effect.Effe
         if ((held[0]?.n ?? 0) >= limit) return "limit" as const
       }
       yield* sql`
-        INSERT INTO bots (id, account_id, kind, name, mode, status, trader, settings, snapshot, created_at)
+        INSERT INTO bots (id, account_id, kind, name, mode, status, trader, settings, snapshot, feed_through, created_at)
         VALUES (${row.id}, ${row.accountId}, ${row.kind}, ${row.name}, ${row.mode}, ${row.status}, ${row.trader},
-          ${JSON.stringify(row.settings)}::jsonb, ${JSON.stringify(row.snapshot)}::jsonb, ${createdAt})`
+          ${JSON.stringify(row.settings)}::jsonb, ${JSON.stringify(row.snapshot)}::jsonb, ${JSON.stringify(row.through)}::jsonb, ${createdAt})`
       return "created" as const
     }))
   }).pipe(Effect.orDie, Effect.withSpan("BotStore.insert"))
@@ -67,9 +71,12 @@ const insert = (row: BotRow, createdAt: Date, limit: number | null): Effect.Effe
 /** Every bot, oldest first: what a restart restores. */
 const load: Effect.Effect<ReadonlyArray<StoredBotRow>, never, SqlClient.SqlClient> = Effect.gen(function* () {
   const sql = yield* SqlClient.SqlClient
-  const rows = yield* sql<{ id: string; kind: BotKindName; snapshot: unknown }>`
-    SELECT id, kind, snapshot FROM bots ORDER BY created_at, id`
-  return rows.map((r) => ({ id: r.id, kind: r.kind, snapshot: jsonColumn(r.snapshot) }))
+  const rows = yield* sql<{ id: string; kind: BotKindName; snapshot: unknown; feed_through: unknown }>`
+    SELECT id, kind, snapshot, feed_through FROM bots ORDER BY created_at, id`
+  return rows.map((r) => ({
+    id: r.id, kind: r.kind, snapshot: jsonColumn(r.snapshot),
+    through: r.feed_through === null ? null : jsonColumn(r.feed_through) as FeedMarks,
+  }))
 }).pipe(Effect.orDie, Effect.withSpan("BotStore.load"))
 
 export interface BotSave {
@@ -78,6 +85,8 @@ export interface BotSave {
   readonly status: "running" | "paused" | "ended"
   readonly settings: unknown
   readonly snapshot: unknown
+  /** The feed the snapshot had seen (BotRegistry.through). */
+  readonly through: FeedMarks
   /** Trades new or changed since the last save. */
   readonly trades: ReadonlyArray<BotTrade>
 }
@@ -88,11 +97,12 @@ const saveChunk =
   Effect.fnUntraced(function* (sql: SqlClient.SqlClient, saves: ReadonlyArray<BotSave>) {
     yield* sql`
       UPDATE bots SET name = v.name, status = v.status, settings = v.settings::jsonb, snapshot = v.snapshot::jsonb,
-        updated_at = now()
+        feed_through = v.through::jsonb, updated_at = now()
       FROM unnest(
         ${saves.map((s) => s.id)}::text[], ${saves.map((s) => s.name)}::text[], ${saves.map((s) => s.status)}::text[],
-        ${saves.map((s) => JSON.stringify(s.settings))}::text[], ${saves.map((s) => JSON.stringify(s.snapshot))}::text[]
-      ) AS v (id, name, status, settings, snapshot)
+        ${saves.map((s) => JSON.stringify(s.settings))}::text[], ${saves.map((s) => JSON.stringify(s.snapshot))}::text[],
+        ${saves.map((s) => JSON.stringify(s.through))}::text[]
+      ) AS v (id, name, status, settings, snapshot, through)
       WHERE bots.id = v.id`
     const trades = saves.flatMap((s) => s.trades.map((t) => ({ bot: s.id, t })))
     if (trades.length === 0) return
@@ -134,4 +144,19 @@ const trader = (ref: string): Effect.Effect<{ readonly name: string | null } | n
     return row === undefined ? null : { name: row.trader_name }
   }).pipe(Effect.orDie, Effect.withSpan("BotStore.trader"))
 
-export const BotStore = { insert, load, save, trader } as const
+/** The feed the bots had been given as of the holder's last flush of them (none before the first). */
+const mark: Effect.Effect<FeedMarks | null, never, SqlClient.SqlClient> = Effect.gen(function* () {
+  const sql = yield* SqlClient.SqlClient
+  const rows = yield* sql<{ through: unknown }>`SELECT through FROM feed_marks WHERE name = 'bots'`
+  const row = rows[0]
+  return row === undefined ? null : jsonColumn(row.through) as FeedMarks
+}).pipe(Effect.orDie, Effect.withSpan("BotStore.mark"))
+
+/** Stores the flush's mark: every bot whose snapshot is older has seen the feed this far without a change. */
+const setMark = (through: FeedMarks): Effect.Effect<void, never, SqlClient.SqlClient> =>
+  Effect.flatMap(SqlClient.SqlClient, (sql) => sql`
+    INSERT INTO feed_marks (name, through) VALUES ('bots', ${JSON.stringify(through)}::jsonb)
+    ON CONFLICT (name) DO UPDATE SET through = EXCLUDED.through, updated_at = now()`).pipe(
+    Effect.asVoid, Effect.orDie, Effect.withSpan("BotStore.setMark"))
+
+export const BotStore = { insert, load, save, trader, mark, setMark } as const

@@ -9,15 +9,16 @@
 // start (src/store/bot-fills.ts), so a bot's trades and its account never disagree.
 import { randomUUID } from "node:crypto"
 import { SqlClient } from "@effect/sql"
-import { Cause, Context, Duration, Effect, Exit, Layer, Option, PubSub, Queue } from "effect"
+import { Cause, Chunk, Clock, Context, Duration, Effect, Exit, Layer, Option, PubSub, Queue } from "effect"
 import { OrderedFeed } from "../../intel/intel-bus.js"
+import { overlap, RecentFeed, type RecentFeedBuffer } from "../../intel/recent-feed.js"
 import { type Fenced, fencedTransaction } from "../write-fence.js"
 import { webhookSink } from "../../webhooks/sink.js"
 import { BotFills, type OutboxFill } from "../../store/bot-fills.js"
-import { BotStore, type BotSave } from "../../store/bots.js"
+import { BotStore, type BotSave, type StoredBotRow } from "../../store/bots.js"
 import { Accounts } from "../accounts/registry.js"
 import { Markets } from "../markets/market-bus.js"
-import { BotRegistry, type BotTraded, type MarketReads } from "./registry.js"
+import { BotRegistry, type BotTraded, type FeedMarks, type MarketReads } from "./registry.js"
 import { settingsOf, tradeRowOf } from "./view.js"
 
 export interface BotsService {
@@ -48,11 +49,16 @@ class SavedTrades {
   private readonly saved = new Map<string, Map<string, string>>()
 
   changed(save: Omit<BotSave, "trades">, trades: ReadonlyArray<import("./ledger.js").BotTrade>): BotSave {
-    let known = this.saved.get(save.id)
-    if (known === undefined) this.saved.set(save.id, (known = new Map()))
+    return { ...save, trades: this.unsaved(save.id, trades) }
+  }
+
+  /** The trades not saved in their state yet, taken as saved from now on. */
+  unsaved(id: string, trades: ReadonlyArray<import("./ledger.js").BotTrade>): Array<import("./ledger.js").BotTrade> {
+    let known = this.saved.get(id)
+    if (known === undefined) this.saved.set(id, (known = new Map()))
     const out = trades.filter((t) => known.get(t.id) !== t.status)
     for (const t of out) known.set(t.id, t.status)
-    return { ...save, trades: out }
+    return out
   }
 
   forget(id: string): void {
@@ -89,12 +95,18 @@ export const makeBotsLayer = (options: BotsOptions = {}): Layer.Layer<Bots, neve
         if (Option.isSome(accounts)) fills.push(outboxOf(event))
       })
       const saved = new SavedTrades()
-      const restored = registry.restore(yield* BotStore.load)
+      const stored = yield* BotStore.load
+      const restored = registry.restore(stored)
       yield* Effect.logInfo(`bots restored: ${restored}`)
       for (const id of registry.ids()) {
         const ctx = registry.context(id)
-        if (ctx !== undefined) saved.changed({ id, name: "", status: "running", settings: null, snapshot: null }, ctx.trades)
+        if (ctx !== undefined) saved.unsaved(id, ctx.trades)
       }
+      const recent = yield* Effect.serviceOption(RecentFeed).pipe(Effect.map(Option.filter((feed) => feed.enabled)))
+      /** What the subscription may hold again of the events `catchUp` replayed (skipped from the live loop). */
+      let replayed = Option.isSome(recent) ? yield* catchUp(registry, stored, recent.value) : []
+      /** Events at the head of the subscription that `catchUp` gave the bots already (known at the first chunk). */
+      let skip = 0
       yield* Effect.addFinalizer(() => Effect.sync(() => registry.stop()))
       // The trades and prices bots fill on come with their book as of the feed (registry.ts).
       const unwatch = markets.watchBooks((event) => registry.wantsBook(event))
@@ -104,7 +116,7 @@ export const makeBotsLayer = (options: BotsOptions = {}): Layer.Layer<Bots, neve
         const ctx = registry.context(id)
         const status = registry.status(id)
         if (ctx === undefined || status === undefined) return null
-        return saved.changed({ id, name: ctx.name, status, settings: settingsOf(ctx), snapshot: registry.persisted(id) }, ctx.trades)
+        return saved.changed({ id, name: ctx.name, status, settings: settingsOf(ctx), snapshot: registry.persisted(id), through: registry.through() }, ctx.trades)
       }
 
       /**
@@ -167,12 +179,28 @@ export const makeBotsLayer = (options: BotsOptions = {}): Layer.Layer<Bots, neve
       // transaction that holds the lease at this node's epoch first.
       const fenced = yield* fencedTransaction
 
+      /**
+       * The feed the bots had been given at the flush last stored, when catching up (`catchUp`): stored with
+       * the flush, or alone once a second while none of them changes (when the feed moved).
+       */
+      const lastMark = { json: "", at: Number.NEGATIVE_INFINITY }
+      const storeMark = (mark: FeedMarks | null) =>
+        mark === null ? Effect.void : Effect.zipRight(BotStore.setMark(mark), Effect.flatMap(Clock.currentTimeMillis, (at) => Effect.sync(() => {
+          lastMark.json = JSON.stringify(mark)
+          lastMark.at = at
+        })))
+
       /** Every dirty bot with its fills, in one transaction (each bot alone when that fails). */
       const storeDirty = Effect.gen(function* () {
-        // Taken in one synchronous step: every fill taken belongs to a bot state saved with it.
+        // Taken in one synchronous step: every fill taken belongs to a bot state saved with it, and the mark
+        // is the feed every bot not saved had been given unchanged since it was last stored.
         const saves = registry.drainDirty().map(saveOf).filter((s): s is BotSave => s !== null)
         const taken = takeFills()
-        if (saves.length === 0 && taken.length === 0) return
+        const mark = Option.isSome(recent) ? registry.through() : null
+        if (saves.length === 0 && taken.length === 0) {
+          if (mark === null || JSON.stringify(mark) === lastMark.json || (yield* Clock.currentTimeMillis) - lastMark.at < MARK_EVERY_MS) return
+          return yield* fenced(storeMark(mark)).pipe(Effect.catchAllCause((cause) => Effect.logWarning("bots: storing the feed mark failed", cause)))
+        }
         /** Not written: kept dirty with their fills, for the next round. */
         const keep = (these: ReadonlyArray<BotSave>) => {
           for (const s of these) {
@@ -184,7 +212,8 @@ export const makeBotsLayer = (options: BotsOptions = {}): Layer.Layer<Bots, neve
         // holds back the others (it stays dirty, retried next round, and is logged), then the fills.
         // Refused by the fence, nothing is written at all (none of it was acknowledged; the node that takes
         // over restores what is stored).
-        const together = yield* Effect.exit(fenced(Effect.zipRight(BotStore.save(saves), BotFills.insert(taken))))
+        // The mark only with all of them: a bot left dirty has not stored what that feed did to it.
+        const together = yield* Effect.exit(fenced(Effect.zipRight(BotStore.save(saves), Effect.zipRight(BotFills.insert(taken), storeMark(mark)))))
         if (Exit.isFailure(together) && Cause.failureOption(together.cause).pipe(Option.exists((e) => e._tag === "LeaseLost"))) {
           keep(saves)
           fills.unshift(...taken)
@@ -223,7 +252,16 @@ export const makeBotsLayer = (options: BotsOptions = {}): Layer.Layer<Bots, neve
       yield* Effect.addFinalizer(() => flushNow)
       yield* Effect.forkScoped(Effect.forever(
         // One chunk is one delivery: each bot gets its trades of the chunk as one command.
-        Effect.flatMap(Queue.takeBetween(events, 1, 4_096), (chunk) => Effect.sync(() => registry.deliver(chunk))),
+        Effect.flatMap(Queue.takeBetween(events, 1, 4_096), (chunk) => Effect.sync(() => {
+          if (replayed.length > 0) {
+            skip = overlap(replayed, Chunk.unsafeHead(chunk))
+            replayed = []
+          }
+          if (skip === 0) return registry.deliver(chunk)
+          const n = Math.min(skip, chunk.length)
+          skip -= n
+          registry.deliver(Chunk.drop(chunk, n))
+        })),
       ))
       yield* Effect.forkScoped(Effect.forever(Effect.zipRight(Effect.sleep(Duration.millis(options.flushEveryMs ?? 200)), flushNow)))
 
@@ -260,6 +298,33 @@ export const makeBotsLayer = (options: BotsOptions = {}): Layer.Layer<Bots, neve
       return service
     }),
   )
+
+/** How often the feed mark is stored while no bot changes (`storeDirty`). */
+const MARK_EVERY_MS = 1_000
+
+/**
+ * Catch-up, where nodes share the paper lease: gives the bots just restored what this node's recent feed
+ * (src/intel/recent-feed.ts) brought after the feed the store says they had been given, the flush's mark
+ * (`feed_marks`) or a bot's own when stored later (`BotRegistry.catchUp`), so whale trades, prices and
+ * settlements that came while no node ran them (a holder dying, or handing over) still reach them. None
+ * without a stored mark (no holder has written one: nothing says what they had seen). Returns the events
+ * looked at: the subscription taken before may hold the newest of them again.
+ */
+const catchUp = (registry: BotRegistry, stored: ReadonlyArray<StoredBotRow>, recent: RecentFeedBuffer) =>
+  Effect.gen(function* () {
+    const floor = yield* BotStore.mark
+    if (floor === null) return []
+    const events = recent.snapshot()
+    const marks = new Map(stored.flatMap((b): Array<[string, FeedMarks]> => (b.through === null ? [] : [[b.id, b.through]])))
+    const routed = registry.catchUp(events, floor, marks)
+    const whole = recent.wholeSince()
+    const behind = Object.entries(floor).filter(([, ts]) => ts < whole).map(([venue]) => venue)
+    if (behind.length > 0) {
+      yield* Effect.logWarning(`bots: this node's recent feed is whole from ${new Date(whole).toISOString()} only, after the last stored flush of the bots on ${behind.join(", ")}: what those venues sent between was not replayed`)
+    }
+    yield* Effect.logInfo(`bots: caught up on ${routed} events of the recent feed after the last stored flush`)
+    return events
+  })
 
 /** Bots of a running service: needs OrderedFeed, Markets and SqlClient (Accounts when present). */
 export const BotsLive = makeBotsLayer()

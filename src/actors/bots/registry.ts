@@ -22,7 +22,8 @@
 import { type Actor, createActor } from "xstate"
 import { clear } from "../../arrays.js"
 import type { MarketEvent, MarketInfo, MarketLifecycle } from "../../domain/market-events.js"
-import type { IntelEvent } from "../../intel/intel-bus.js"
+import type { IntelEvent, OrderedEvent } from "../../intel/intel-bus.js"
+import { actedOn, type RecentEvent, timeOf, venueOf } from "../../intel/recent-feed.js"
 import type { StoredTrade } from "../../intel/pipeline.js"
 import type { BookedEvent, BookView } from "../markets/registry.js"
 import type {
@@ -60,11 +61,16 @@ export type BotEntry =
   | { readonly kind: "signal"; readonly actor: SignalActor }
   | { readonly kind: "market"; readonly actor: MarketActor }
 
-/** What is stored of a bot to restore it: its persisted snapshot. */
+/** How far the feed of each venue had been delivered (its newest feed time): `through`. */
+export type FeedMarks = Readonly<Record<string, number>>
+
+/** What is stored of a bot to restore it: its persisted snapshot, and the feed it had seen when saved. */
 export interface StoredBot {
   readonly id: string
   readonly kind: "trader" | "signal" | "market"
   readonly snapshot: unknown
+  /** `through` when the snapshot was taken (none: saved before marks were kept). */
+  readonly through?: FeedMarks | null
 }
 
 export type BotTraded = Extract<BotEmitted, { type: "bot.traded" }>
@@ -171,6 +177,12 @@ export class BotRegistry {
   private readonly out = (event: BotEmitted): void => this.emitted(event)
   private now = Number.NEGATIVE_INFINITY
   private minute = Number.NEGATIVE_INFINITY
+  /** Newest feed time delivered of each venue (`through`). */
+  private readonly delivered = new Map<string, number>()
+  /** During `catchUp`: each restored bot's marks, and the venue and time of the event being routed. */
+  private catching: ReadonlyMap<string, FeedMarks> | null = null
+  private atVenue = ""
+  private atTs = 0
   readonly counters: BotRegistryCounters = { intelEvents: 0, marketEvents: 0, sends: 0, routed: 0, signalTests: 0, fills: 0 }
 
   /**
@@ -193,6 +205,14 @@ export class BotRegistry {
   /** Newest feed time delivered (−Infinity before any). */
   feedTime(): number {
     return this.now
+  }
+
+  /**
+   * Newest feed time delivered of each venue: stored with each bot's snapshot and with every flush, so a
+   * node that takes the bots over knows which events of its recent feed they have not seen (`catchUp`).
+   */
+  through(): FeedMarks {
+    return Object.fromEntries(this.delivered)
   }
 
   // ---- lifecycle ----
@@ -384,6 +404,7 @@ export class BotRegistry {
 
   /** One command to one bot, now, then its indexes follow; what it emits waits in the outbox. */
   private command(id: string, send: () => void): void {
+    if (this.catching !== null && this.saw(id)) return
     this.counters.sends++
     const outer = this.sending
     this.sending = ++this.ord
@@ -430,6 +451,56 @@ export class BotRegistry {
     this.flush()
   }
 
+  /**
+   * Events of this node's recent feed (src/intel/recent-feed.ts) that came while no node ran these bots,
+   * after `restore` and before any live event: those of a venue newer than `floor` (the feed the previous
+   * holder's last stored flush had delivered, then every bot as it was stored), each bot given only those
+   * newer than its own marks too (a bot stored later than that flush, by an operation, has seen more; a
+   * bot restored without marks, only `floor`). Routed as live ones, over the books of now (a follower's
+   * feed carries none). Returns how many were routed.
+   */
+  catchUp(events: Iterable<OrderedEvent>, floor: FeedMarks, marks: ReadonlyMap<string, FeedMarks>): number {
+    const replayed = [...events].filter((event): event is RecentEvent => actedOn(event) && timeOf(event) > (floor[venueOf(event)] ?? Number.NEGATIVE_INFINITY))
+    // Which markets traded at the first of them: the open ones (as at construction), less those listed
+    // since, plus those closed, settled or voided since.
+    const seen = new Set<string>()
+    for (const event of replayed) {
+      const ref = event._tag === "MarketOpened" ? event.market.ref : event._tag === "MarketClosed" || event._tag === "MarketSettled" || event._tag === "MarketVoided" ? event.ref : null
+      if (ref === null || seen.has(ref)) continue
+      seen.add(ref)
+      if (event._tag === "MarketOpened") this.tradable.delete(ref)
+      else this.tradable.add(ref)
+    }
+    let routed = 0
+    this.catching = marks
+    try {
+      for (const event of replayed) {
+        const venue = venueOf(event)
+        const ts = timeOf(event)
+        this.atVenue = venue
+        this.atTs = ts
+        if (event._tag === "TradeRecorded") this.routeIntel(event)
+        else this.routeMarket(event)
+        routed++
+      }
+      this.flush()
+    } finally {
+      this.catching = null
+    }
+    // The prices replayed are older than the market actors' own: theirs again, as at construction.
+    for (const ref of this.tradable) {
+      const price = this.markets.yesPrice(ref)
+      if (price !== null) this.prices.set(ref, price)
+    }
+    return routed
+  }
+
+  /** During `catchUp`: whether the bot's stored snapshot already saw the event being routed. */
+  private saw(id: string): boolean {
+    const marks = this.catching?.get(id)
+    return marks !== undefined && this.atTs <= (marks[this.atVenue] ?? Number.NEGATIVE_INFINITY)
+  }
+
   deliverIntel(event: IntelEvent): void {
     this.deliver([event])
   }
@@ -461,6 +532,7 @@ export class BotRegistry {
   }
 
   private gather(id: string, entry: BotEntry, trade: SourceTrade, quoter: Quoter): void {
+    if (this.catching !== null && this.saw(id)) return
     this.counters.routed++
     let p = this.pending.get(id)
     if (p === undefined) this.pending.set(id, (p = { entry, trades: [], quoters: [], ords: [] }))
@@ -473,6 +545,7 @@ export class BotRegistry {
     if (event._tag !== "TradeRecorded") return
     this.counters.intelEvents++
     const t = event.trade
+    this.reach(t.venue, t.time)
     this.clock(t.time)
     let source: SourceTrade | undefined
     let quoter: Quoter | undefined
@@ -496,6 +569,7 @@ export class BotRegistry {
 
   private routeMarket(event: MarketEvent): void {
     this.counters.marketEvents++
+    this.reach(venueOf(event), event.ts)
     this.clock(event.ts)
     switch (event._tag) {
       case "BookChanged":
@@ -552,6 +626,11 @@ export class BotRegistry {
   private ended(ref: string): void {
     this.tradable.delete(ref)
     this.prices.delete(ref)
+  }
+
+  /** The venue's feed has been delivered as far as `ts` (`through`). */
+  private reach(venue: string, ts: number): void {
+    if (!(ts <= (this.delivered.get(venue) ?? Number.NEGATIVE_INFINITY))) this.delivered.set(venue, ts)
   }
 
   /** Feed time moves; once a feed minute, market bots holding past their maxHoldHours are told. */

@@ -20,6 +20,7 @@ import botFillOutbox from "./0016_bot_fill_outbox.js"
 import keyChanges from "./0017_key_changes.js"
 import paperOrderKeys from "./0018_paper_order_keys.js"
 import nodeLeases from "./0019_node_leases.js"
+import feedMarks from "./0020_feed_marks.js"
 
 /** Every migration by id, in order. */
 export const migrations = {
@@ -42,6 +43,7 @@ export const migrations = {
   "0017_key_changes": keyChanges,
   "0018_paper_order_keys": paperOrderKeys,
   "0019_node_leases": nodeLeases,
+  "0020_feed_marks": feedMarks,
 }
 
 export const loader = Migrator.fromRecord(migrations)
