@@ -121,6 +121,8 @@ describe.runIf(databaseUrl() !== undefined)("two nodes and the paper lease", () 
     const bots = (await call("a", "GET", "/v2/bots")).body.data
     await cluster.stop("a", "SIGKILL")
     const killedAt = performance.now()
+    // A whale trade while no node runs the bots (a dead, b not holding yet, for up to the lease time).
+    await inject(sim, market.ref, 40_000, "lease_gap_whale")
     // The first request to b waits for the lease to pass to b, then runs there.
     const after = await call("b", "GET", "/v2/paper?status=all&include=orders")
     expect(after.status, JSON.stringify(after.body)).toBe(200)
@@ -131,6 +133,16 @@ describe.runIf(databaseUrl() !== undefined)("two nodes and the paper lease", () 
     const now = await holder()
     expect(now?.nodeId).toBe("b")
     expect(Number(now?.epoch)).toBeGreaterThan(Number(before?.epoch))
+    // b gave the restored signal bot what its recent feed brought since a's last flush: the copy of it.
+    const copies = await waitFor("the signal bot's copy of the trade in the gap", async () => {
+      const bot = await call("b", "GET", `/v2/bots/${encodeURIComponent(bots[0].id)}?include=trades`)
+      const rows = bot.body.data.trades.data as Array<any>
+      return rows.length >= 2 ? rows : undefined
+    }, 10_000)
+    await new Promise((r) => setTimeout(r, 500))
+    expect((await call("b", "GET", `/v2/bots/${encodeURIComponent(bots[0].id)}?include=trades`)).body.data.trades.data).toHaveLength(2)
+    expect(copies).toHaveLength(2)
+    expect(cluster.node("b").output()).toMatch(/bots: caught up on [1-9]\d* events/)
     // The first order's key still replays, and a new order is placed on b.
     const replay = await call("b", "POST", "/v2/paper-orders", order(50), { "idempotency-key": "lease-1" })
     expect(replay.headers.get("idempotency-replayed")).toBe("true")
