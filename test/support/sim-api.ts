@@ -20,3 +20,11 @@ export const deepenBook = (sim: string, market: string): Promise<Response> =>
     headers: { "content-type": "application/json" },
     body: JSON.stringify({ outcome: "yes", bids: [{ price: 0.49, size: 1_000_000 }], asks: [{ price: 0.5, size: 1_000_000 }] }),
   })
+
+/** A Yes buy of `usd` by `trader` (limit 0.99), printed by the simulator on its feeds; the simulator's answer. */
+export const injectTrade = (sim: string, market: string, usd: number, trader: string): Promise<Response> =>
+  fetch(`${sim}/control/trades`, {
+    method: "POST",
+    headers: { "content-type": "application/json" },
+    body: JSON.stringify({ market, outcome: "yes", action: "buy", usd, price: 0.99, trader }),
+  })

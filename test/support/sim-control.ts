@@ -1,7 +1,7 @@
 // The simulator's control API as the end-to-end tests drive it: its open single-contract markets, a deep
 // book on one, an injected trade, and a settlement.
 import { expect } from "vitest"
-import { deepenBook } from "./sim-api.js"
+import { deepenBook, injectTrade } from "./sim-api.js"
 
 export { openContracts, type SimContract } from "./sim-api.js"
 
@@ -13,11 +13,7 @@ export const deepen = async (sim: string, market: string): Promise<void> => {
 
 /** A Yes buy of `usd` by `trader` (limit 0.99), printed by the simulator on its feeds. */
 export const inject = async (sim: string, market: string, usd: number, trader: string): Promise<void> => {
-  const response = await fetch(`${sim}/control/trades`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ market, outcome: "yes", action: "buy", usd, price: 0.99, trader }),
-  })
+  const response = await injectTrade(sim, market, usd, trader)
   expect(response.status, await response.clone().text()).toBe(200)
 }
 
