@@ -43,8 +43,10 @@ const setup = async (recentFeed: boolean) => {
     published = w.delivered.length
   }
   feed(...aBookedMarket("C1", T0))
-  const shared = Layer.mergeAll(dbLayer, Layer.succeed(Markets, marketsOf(w.markets)), Layer.succeed(OrderedFeed, ordered), Layer.succeed(RecentFeed, recent))
-  const start = () => ManagedRuntime.make(makeBotsLayer({ flushEveryMs: 20 }).pipe(Layer.provideMerge(shared)))
+  const shared = Layer.mergeAll(dbLayer, Layer.succeed(Markets, marketsOf(w.markets)), Layer.succeed(OrderedFeed, ordered))
+  /** The bots of one node, over its recent feed (by default the one `feed` fills). */
+  const start = (own: RecentFeedBuffer = recent) =>
+    ManagedRuntime.make(makeBotsLayer({ flushEveryMs: 20 }).pipe(Layer.provideMerge(Layer.merge(shared, Layer.succeed(RecentFeed, own)))))
   const run = <A>(e: Effect.Effect<A, never, Layer.Layer.Success<typeof dbLayer>>) => Effect.runPromise(e.pipe(Effect.provide(dbLayer)))
   const bot = aTraderBot({ id: `trader:cu-${recentFeed}`, accountId: `acct-cu-${recentFeed}` })
   await run(BotStore.insert({
@@ -80,6 +82,13 @@ describe("catch-up through the bots layer", () => {
     expect(await storedTrades()).toEqual([T0 + MIN, T0 + 2 * MIN, T0 + 3 * MIN])
     expect((await run(BotStore.mark))?.["venue_a"]).toBe(T0 + 3 * MIN)
     await taker.dispose()
+
+    // A node whose recent feed holds nothing yet (it has just started: a restarted holder taking its lease
+    // back at once) starts the bots as stored, and says what it could not replay.
+    feed(aTrade("C1", T0 + 4 * MIN, { tradeId: "t4" }))
+    const restarted = start(new RecentFeedBuffer(10 * MIN, 10_000))
+    expect(await openedAt(restarted)).toEqual([T0 + MIN, T0 + 2 * MIN, T0 + 3 * MIN])
+    await restarted.dispose()
   })
 
   it("without a recent feed no mark is stored and nothing is replayed", async () => {

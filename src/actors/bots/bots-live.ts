@@ -320,7 +320,9 @@ const catchUp = (registry: BotRegistry, stored: ReadonlyArray<StoredBotRow>, rec
     const whole = recent.wholeSince()
     const behind = Object.entries(floor).filter(([, ts]) => ts < whole).map(([venue]) => venue)
     if (behind.length > 0) {
-      yield* Effect.logWarning(`bots: this node's recent feed is whole from ${new Date(whole).toISOString()} only, after the last stored flush of the bots on ${behind.join(", ")}: what those venues sent between was not replayed`)
+      // Nothing yet: this node's feed has just started (a restarted holder taking its lease back at once).
+      const kept = Number.isFinite(whole) ? `is whole from ${new Date(whole).toISOString()} only` : "holds nothing yet"
+      yield* Effect.logWarning(`bots: this node's recent feed ${kept}, after the last stored flush of the bots on ${behind.join(", ")}: what those venues sent since that flush is not replayed`)
     }
     yield* Effect.logInfo(`bots: caught up on ${routed} events of the recent feed after the last stored flush`)
     return events
