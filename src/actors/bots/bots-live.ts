@@ -102,21 +102,21 @@ export const makeBotsLayer = (options: BotsOptions = {}): Layer.Layer<Bots, neve
         const ctx = registry.context(id)
         if (ctx !== undefined) saved.unsaved(id, ctx.trades)
       }
+      yield* Effect.addFinalizer(() => Effect.sync(() => registry.stop()))
+      // The trades and prices bots fill on come with their book as of the feed (registry.ts).
+      const unwatch = markets.watchBooks((event) => registry.wantsBook(event))
+      yield* Effect.addFinalizer(() => Effect.sync(unwatch))
       const recent = yield* Effect.serviceOption(RecentFeed).pipe(Effect.map(Option.filter((feed) => feed.enabled)))
       /** What the subscription may hold again of the events `catchUp` replayed (skipped from the live loop). */
       let replayed = Option.isSome(recent) ? yield* catchUp(registry, stored, recent.value) : []
       /** Events at the head of the subscription that `catchUp` gave the bots already (known at the first chunk). */
       let skip = 0
-      yield* Effect.addFinalizer(() => Effect.sync(() => registry.stop()))
-      // The trades and prices bots fill on come with their book as of the feed (registry.ts).
-      const unwatch = markets.watchBooks((event) => registry.wantsBook(event))
-      yield* Effect.addFinalizer(() => Effect.sync(unwatch))
 
-      const saveOf = (id: string): BotSave | null => {
+      const saveOf = (id: string, through = registry.through()): BotSave | null => {
         const ctx = registry.context(id)
         const status = registry.status(id)
         if (ctx === undefined || status === undefined) return null
-        return saved.changed({ id, name: ctx.name, status, settings: settingsOf(ctx), snapshot: registry.persisted(id), through: registry.through() }, ctx.trades)
+        return saved.changed({ id, name: ctx.name, status, settings: settingsOf(ctx), snapshot: registry.persisted(id), through }, ctx.trades)
       }
 
       /**
@@ -194,9 +194,10 @@ export const makeBotsLayer = (options: BotsOptions = {}): Layer.Layer<Bots, neve
       const storeDirty = Effect.gen(function* () {
         // Taken in one synchronous step: every fill taken belongs to a bot state saved with it, and the mark
         // is the feed every bot not saved had been given unchanged since it was last stored.
-        const saves = registry.drainDirty().map(saveOf).filter((s): s is BotSave => s !== null)
+        const through = registry.through()
+        const saves = registry.drainDirty().map((id) => saveOf(id, through)).filter((s): s is BotSave => s !== null)
         const taken = takeFills()
-        const mark = Option.isSome(recent) ? registry.through() : null
+        const mark = Option.isSome(recent) ? through : null
         if (saves.length === 0 && taken.length === 0) {
           if (mark === null || JSON.stringify(mark) === lastMark.json || (yield* Clock.currentTimeMillis) - lastMark.at < MARK_EVERY_MS) return
           return yield* fenced(storeMark(mark)).pipe(Effect.catchAllCause((cause) => Effect.logWarning("bots: storing the feed mark failed", cause)))
