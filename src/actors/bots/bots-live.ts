@@ -325,7 +325,7 @@ const catchUp = (registry: BotRegistry, stored: ReadonlyArray<StoredBotRow>, rec
       const kept = Number.isFinite(whole) ? `is whole from ${new Date(whole).toISOString()} only` : "holds nothing yet"
       yield* Effect.logWarning(`bots: this node's recent feed ${kept}, after the last stored flush of the bots on ${behind.join(", ")}: what those venues sent since that flush is not replayed`)
     }
-    yield* Effect.logInfo(`bots: caught up on ${routed} events of the recent feed after the last stored flush`)
+    yield* Effect.logInfo(`bots: caught up on ${routed} events of the recent feed after the last stored flush (${events.length} kept)`)
     return events
   })
 
