@@ -36,7 +36,8 @@ const aProxy = async (target: URL) => {
 }
 
 describe.runIf(databaseUrl() !== undefined)("listening on a channel", () => {
-  const url = new URL(databaseUrl() as string)
+  // (The body is collected on the embedded pass too, where there is no URL.)
+  const url = new URL(databaseUrl() ?? "postgres://unused")
   let proxy: Awaited<ReturnType<typeof aProxy>>
   beforeAll(async () => {
     proxy = await aProxy(url)
