@@ -6,7 +6,7 @@
 // subscription, and the overlap is the same events (the same objects) in the same order (`overlap`).
 // Kept by feed time (`windowMs` behind the newest event) and by count (`cap`); off on the embedded store,
 // where there is one node and a restart starts with an empty feed anyway.
-import { Context, Layer } from "effect"
+import { Chunk, Context, Effect, Layer } from "effect"
 import type { MarketEvent } from "../domain/market-events.js"
 import type { OrderedEvent } from "./intel-bus.js"
 
@@ -19,12 +19,15 @@ export const actedOn = (event: OrderedEvent): event is RecentEvent => event._tag
 /** Feed time of an event. */
 export const timeOf = (event: RecentEvent): number => (event._tag === "TradeRecorded" ? event.trade.time : event.ts)
 
-/** The venue an event comes from (a ref is `<venue>:…`). */
-export const venueOf = (event: RecentEvent): string => {
-  if (event._tag === "TradeRecorded") return event.trade.venue
-  const ref = event._tag === "MarketOpened" ? event.market.ref : event.ref
-  return ref.slice(0, ref.indexOf(":"))
-}
+/** The venue of a market ref (`<venue>:…`). */
+export const venueOfRef = (ref: string): string => ref.slice(0, ref.indexOf(":"))
+
+/** The venue an event comes from. */
+export const venueOf = (event: RecentEvent): string =>
+  event._tag === "TradeRecorded" ? event.trade.venue : venueOfRef(event._tag === "MarketOpened" ? event.market.ref : event.ref)
+
+/** Whether an event came after the feed `marks` say was delivered (of its venue). */
+export const isAfter = (event: RecentEvent, marks: FeedMarks): boolean => timeOf(event) > (marks[venueOf(event)] ?? Number.NEGATIVE_INFINITY)
 
 export class RecentFeedBuffer {
   /** Every OrderedFeed event, as published (a follower's subscription holds them all: `overlap`)… */
@@ -90,8 +93,65 @@ export const overlap = (snapshot: ReadonlyArray<unknown>, first: unknown): numbe
   return 0
 }
 
+/** How far the feed of each venue had been delivered (its newest feed time). */
+export type FeedMarks = Readonly<Record<string, number>>
+
+/**
+ * A catch-up of one follower of the OrderedFeed, taken after it subscribed: `events`, what the recent feed
+ * kept that it acts on, oldest first, to be handled before any live chunk; then each live chunk through
+ * `live`, which takes off the head of the subscription what `events` already held (the same objects).
+ */
+export class Replay {
+  readonly events: ReadonlyArray<RecentEvent>
+  private snapshot: ReadonlyArray<OrderedEvent> | null
+  private skip = 0
+
+  constructor(readonly recent: RecentFeedBuffer) {
+    const snapshot = recent.snapshot()
+    this.snapshot = snapshot.length > 0 ? snapshot : null
+    this.events = snapshot.filter(actedOn)
+  }
+
+  /** A live chunk less what the replay held of it. */
+  live(chunk: Chunk.Chunk<OrderedEvent>): Chunk.Chunk<OrderedEvent> {
+    if (this.snapshot !== null) {
+      this.skip = overlap(this.snapshot, Chunk.unsafeHead(chunk))
+      this.snapshot = null
+    }
+    if (this.skip === 0) return chunk
+    const n = Math.min(this.skip, chunk.length)
+    this.skip -= n
+    return Chunk.drop(chunk, n)
+  }
+
+  /** The events kept after `floor`, oldest first. */
+  after(floor: FeedMarks): Array<RecentEvent> {
+    return this.events.filter((event) => isAfter(event, floor))
+  }
+
+  /** The venues of `floor` the recent feed does not reach back to (it started, or let go, after them). */
+  behind(floor: FeedMarks): Array<string> {
+    const whole = this.recent.wholeSince()
+    return Object.entries(floor).filter(([, ts]) => ts < whole).map(([venue]) => venue)
+  }
+
+  /** Logs, for `who`, what the recent feed could not give back after `floor`, when anything. */
+  warnBehind(who: string, floor: FeedMarks): Effect.Effect<void> {
+    const behind = this.behind(floor)
+    if (behind.length === 0) return Effect.void
+    // Nothing yet: this node's feed has just started (a restarted holder taking its lease back at once).
+    const whole = this.recent.wholeSince()
+    const kept = Number.isFinite(whole) ? `is whole from ${new Date(whole).toISOString()} only` : "holds nothing yet"
+    return Effect.logWarning(`${who}: this node's recent feed ${kept}, after the last stored flush of the bots on ${behind.join(", ")}: what those venues sent since that flush is not replayed`)
+  }
+}
+
 export class RecentFeed extends Context.Tag("whalewatch/RecentFeed")<RecentFeed, RecentFeedBuffer>() {
   /** Kept `windowMs` of feed time, at most `cap` events (100,000 by default). */
   static readonly layer = (windowMs: number, cap = 100_000) => Layer.sync(RecentFeed, () => new RecentFeedBuffer(windowMs, cap))
   static readonly off = Layer.sync(RecentFeed, () => new RecentFeedBuffer(0, 0))
 }
+
+/** A follower's catch-up when the recent feed is kept, subscribed before this is called; else null. */
+export const replayOf = Effect.map(Effect.serviceOption(RecentFeed), (recent) =>
+  recent._tag === "Some" && recent.value.enabled ? new Replay(recent.value) : null)

@@ -6,7 +6,7 @@ import { randomBytes } from "node:crypto"
 import { SqlClient } from "@effect/sql"
 import { Effect } from "effect"
 import type { BotTrade } from "../actors/bots/ledger.js"
-import type { FeedMarks } from "../actors/bots/registry.js"
+import type { FeedMarks } from "../intel/recent-feed.js"
 import { jsonColumn, underAccountLock } from "./sql-helpers.js"
 
 export type BotKindName = "trader" | "signal" | "market"
@@ -144,19 +144,4 @@ const trader = (ref: string): Effect.Effect<{ readonly name: string | null } | n
     return row === undefined ? null : { name: row.trader_name }
   }).pipe(Effect.orDie, Effect.withSpan("BotStore.trader"))
 
-/** The feed the bots had been given as of the holder's last flush of them (none before the first). */
-const mark: Effect.Effect<FeedMarks | null, never, SqlClient.SqlClient> = Effect.gen(function* () {
-  const sql = yield* SqlClient.SqlClient
-  const rows = yield* sql<{ through: unknown }>`SELECT through FROM feed_marks WHERE name = 'bots'`
-  const row = rows[0]
-  return row === undefined ? null : jsonColumn(row.through) as FeedMarks
-}).pipe(Effect.orDie, Effect.withSpan("BotStore.mark"))
-
-/** Stores the flush's mark: every bot whose snapshot is older has seen the feed this far without a change. */
-const setMark = (through: FeedMarks): Effect.Effect<void, never, SqlClient.SqlClient> =>
-  Effect.flatMap(SqlClient.SqlClient, (sql) => sql`
-    INSERT INTO feed_marks (name, through) VALUES ('bots', ${JSON.stringify(through)}::jsonb)
-    ON CONFLICT (name) DO UPDATE SET through = EXCLUDED.through, updated_at = now()`).pipe(
-    Effect.asVoid, Effect.orDie, Effect.withSpan("BotStore.setMark"))
-
-export const BotStore = { insert, load, save, trader, mark, setMark } as const
+export const BotStore = { insert, load, save, trader } as const

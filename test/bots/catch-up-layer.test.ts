@@ -9,6 +9,7 @@ import type { FeedEvent } from "../../src/domain/feed-events.js"
 import { Markets, marketsOf } from "../../src/actors/markets/market-bus.js"
 import { OrderedFeed, type OrderedEvent } from "../../src/intel/intel-bus.js"
 import { RecentFeed, RecentFeedBuffer } from "../../src/intel/recent-feed.js"
+import { FeedMark } from "../../src/store/feed-marks.js"
 import { BotStore } from "../../src/store/bots.js"
 import { TestDb } from "../support/db.js"
 import { aBookedMarket, aTrade, aTraderBot, MIN, T0 } from "./builders.js"
@@ -69,7 +70,7 @@ describe("catch-up through the bots layer", () => {
     await holder.runPromise(Bots)
     feed(aTrade("C1", T0 + MIN, { tradeId: "t1" }))
     await until("the holder's copy and mark stored", async () =>
-      (await storedTrades()).length === 1 && (await run(BotStore.mark))?.["venue_a"] === T0 + MIN)
+      (await storedTrades()).length === 1 && (await run(FeedMark.read))?.["venue_a"] === T0 + MIN)
     await holder.dispose()
 
     // Nobody runs the bots: this trade reaches the recent feed only.
@@ -80,7 +81,7 @@ describe("catch-up through the bots layer", () => {
     await until("the live copy", async () => (await openedAt(taker)).length === 3)
     await until("every copy stored", async () => (await storedTrades()).length === 3)
     expect(await storedTrades()).toEqual([T0 + MIN, T0 + 2 * MIN, T0 + 3 * MIN])
-    expect((await run(BotStore.mark))?.["venue_a"]).toBe(T0 + 3 * MIN)
+    expect((await run(FeedMark.read))?.["venue_a"]).toBe(T0 + 3 * MIN)
     await taker.dispose()
 
     // A node whose recent feed holds nothing yet (it has just started: a restarted holder taking its lease
@@ -94,7 +95,7 @@ describe("catch-up through the bots layer", () => {
   it("without a recent feed no mark is stored and nothing is replayed", async () => {
     const { feed, start, run, openedAt, storedTrades } = await setup(false)
     // (The file's tests share a database: the mark the other test may have stored must not move.)
-    const mark = await run(BotStore.mark)
+    const mark = await run(FeedMark.read)
     const holder = start()
     await holder.runPromise(Bots)
     feed(aTrade("C1", T0 + MIN, { tradeId: "t1" }))
@@ -104,6 +105,6 @@ describe("catch-up through the bots layer", () => {
     const taker = start()
     expect(await openedAt(taker)).toEqual([T0 + MIN])
     await taker.dispose()
-    expect(await run(BotStore.mark)).toEqual(mark)
+    expect(await run(FeedMark.read)).toEqual(mark)
   })
 })

@@ -3,8 +3,8 @@
 // other, so a whale trade or a settlement that came while no node ran them still reaches them, once. Each
 // scenario is checked against the same feed delivered to bots that never stopped.
 import { describe, expect, it } from "vitest"
-import { BotRegistry, type FeedMarks, type StoredBot } from "../../src/actors/bots/registry.js"
-import { RecentFeedBuffer } from "../../src/intel/recent-feed.js"
+import { BotRegistry, type StoredBot } from "../../src/actors/bots/registry.js"
+import { type FeedMarks, RecentFeedBuffer } from "../../src/intel/recent-feed.js"
 import type { FeedEvent } from "../../src/domain/feed-events.js"
 import { aSettlement } from "../actors/market-builders.js"
 import { aBookedMarket, aSignalBot, aTrade, aTraderBot, MIN, T0 } from "./builders.js"

@@ -26,6 +26,8 @@ import { deleteExitRule, listExitRules, setExitRule } from "../../src/operations
 import { getPortfolio, LIVE_BLOCKERS } from "../../src/operations/v1-portfolio.js"
 import { WriteFence } from "../../src/actors/write-fence.js"
 import { Counters } from "../../src/store/counters.js"
+import { FeedMark } from "../../src/store/feed-marks.js"
+import { RecentFeed, RecentFeedBuffer } from "../../src/intel/recent-feed.js"
 import { TestDb } from "../support/db.js"
 import { leaseRow, testFence } from "../support/lease-row.js"
 import { drained, eventually } from "../support/eventually.js"
@@ -44,13 +46,18 @@ const keys = memoryKeys({
   fay: aPrincipal({ accountId: "ex_fay" }),
   gus: aPrincipal({ accountId: "ex_gus" }),
   hal: aPrincipal({ accountId: "ex_hal" }),
+  ivy: aPrincipal({ accountId: "ex_ivy" }),
 })
 const db = ManagedRuntime.make(TestDb)
 const bus = Effect.runSync(PubSub.sliding<MarketEvent>(MarketBus.capacity))
 const ordered = Effect.runSync(PubSub.unbounded<OrderedEvent>())
+/** What a node sharing the paper lease keeps of the OrderedFeed (given to the watcher by `start(recent)` only). */
+const recent = new RecentFeedBuffer(24 * 3_600_000, 100_000)
 const registry = new MarketRegistry((e) => {
   bus.unsafeOffer(e)
-  if (carriedInOrder(e)) ordered.unsafeOffer(e)
+  if (!carriedInOrder(e)) return
+  recent.push(e)
+  ordered.unsafeOffer(e)
 })
 const lease = `fence_exits_${process.pid}`
 const fence = Layer.succeed(WriteFence, testFence(lease, () => 1))
@@ -60,10 +67,11 @@ const moveLease = (nodeId: string, epoch: number) =>
 let server: ManagedRuntime.ManagedRuntime<never, unknown> | undefined
 let url = ""
 
-const start = async () => {
+const start = async (withRecent = false) => {
   const context = (await db.runtime()).context
   const shared = Layer.mergeAll(
     Layer.succeedContext(context), Layer.succeed(MarketBus, bus), Layer.succeed(OrderedFeed, ordered), Layer.succeed(Markets, marketsOf(registry)),
+    withRecent ? Layer.succeed(RecentFeed, recent) : RecentFeed.off,
   )
   const accounts = makeAccountsLayer()
   const layer = makeHttpServer(operations, { port: 0, host: "127.0.0.1" }).pipe(
@@ -381,6 +389,23 @@ describe("restart", () => {
     await start()
     const [latest] = (await rules("bob")).body.data.filter((r: { id: string }) => r.id === rule.id)
     expect(latest).toMatchObject({ status: "executed", reason: "stopLoss", orderId: sale.body.data.id, doneAt: sale.body.data.filledAt })
+  })
+
+  it("catching up where nodes share the lease: a price that fired a rule while no node watched it sells when the watcher starts; one at or before the bots' feed mark does not", async () => {
+    const ref = market("R9")
+    await buy("ivy", ref)
+    await setRule("ivy", { market: ref, outcome: "yes", stopLoss: 0.3 })
+    await server?.dispose()
+    // No node watches: these reach the recent feed only. The old holder had been given the first.
+    print("R9", 0.28)
+    await db.runPromise(FeedMark.write({ venue_a: t }))
+    print("R9", 0.29)
+    const firedAt = t
+    await start(true)
+    await eventually(async () => expect((await rules("ivy")).body.data[0]).toMatchObject({ status: "executed", reason: "stopLoss", doneAt: new Date(firedAt).toISOString() }))
+    expect(await handYes("ivy", ref)).toBeUndefined()
+    await server?.dispose()
+    await start()
   })
 })
 

@@ -1,8 +1,9 @@
 // The recent feed (src/intel/recent-feed.ts): what a node keeps of the OrderedFeed for a catch-up, by feed
 // time and by count, how far back it is whole, and the overlap with a subscription taken before a snapshot.
+import { Chunk } from "effect"
 import { describe, expect, it } from "vitest"
 import type { MarketEvent } from "../../src/domain/market-events.js"
-import { overlap, RecentFeedBuffer } from "../../src/intel/recent-feed.js"
+import { overlap, RecentFeedBuffer, Replay } from "../../src/intel/recent-feed.js"
 
 const price = (ts: number, ref = "venue_a:C1"): MarketEvent => ({ _tag: "PriceChanged", ts, ref, yesPrice: 0.5 })
 
@@ -57,5 +58,35 @@ describe("the recent feed", () => {
     expect(overlap([a, b, c], a)).toBe(3)
     expect(overlap([a, b, c], price(4))).toBe(0)
     expect(overlap([], a)).toBe(0)
+  })
+})
+
+describe("a replay of the recent feed", () => {
+  const [a, b, c, d, e] = [price(1_000), price(2_000), price(3_000), price(4_000), price(5_000)]
+  const replayOf = (...events: ReadonlyArray<MarketEvent>) => {
+    const feed = new RecentFeedBuffer(60_000, 100)
+    for (const event of events) feed.push(event)
+    return new Replay(feed)
+  }
+
+  it("takes off the head of the live chunks what it held, across chunks, and nothing after", () => {
+    const replay = replayOf(a, b, c)
+    expect([...replay.live(Chunk.make(b))]).toEqual([])
+    expect([...replay.live(Chunk.make(c, d))]).toEqual([d])
+    expect([...replay.live(Chunk.make(e))]).toEqual([e])
+  })
+
+  it("passes every live chunk whole when the subscription holds none of it", () => {
+    const replay = replayOf(a, b)
+    expect([...replay.live(Chunk.make(c, d))]).toEqual([c, d])
+    expect([...replay.live(Chunk.make(b))]).toEqual([b])
+  })
+
+  it("gives the events after a mark of their venue, and names the venues it does not reach back to", () => {
+    const other = price(2_500, "venue_b:X")
+    const replay = replayOf(a, b, other, c)
+    expect(replay.after({ venue_a: 2_000 })).toEqual([other, c])
+    expect(replay.after({ venue_a: 2_000, venue_b: 2_500 })).toEqual([c])
+    expect(replay.behind({ venue_a: 999, venue_b: 1_000 })).toEqual(["venue_a"])
   })
 })

@@ -7,6 +7,8 @@
 import type { SqlClient } from "@effect/sql"
 import { Context, Duration, Effect, Layer, Option, PubSub, Queue } from "effect"
 import { OrderedFeed, type OrderedEvent } from "../../intel/intel-bus.js"
+import { replayOf, venueOfRef } from "../../intel/recent-feed.js"
+import { FeedMark } from "../../store/feed-marks.js"
 import { Markets } from "../markets/market-bus.js"
 import { ByContract } from "../by-contract.js"
 import { type AlertOutcome, MarketAlertsStore, type StoredAlert } from "../../store/market-alerts.js"
@@ -85,14 +87,27 @@ export const makeMarketAlertsLayer = (options: { readonly flushEveryMs?: number 
       const events = yield* PubSub.subscribe(yield* OrderedFeed)
       const watch = new AlertWatch()
       let stopped: Array<AlertOutcome> = []
+      // Where nodes share the lease and a holder stored the bots' feed mark, the alerts catch up from it too.
+      const replay = yield* replayOf
+      const floor = replay === null ? null : yield* FeedMark.read
+      const caught = floor === null ? null : replay
       // Re-armed after the market's newest stored price (what a restart restores), so a backfill's prices
       // from before the stop do not fire them and those after it do. One whose market ended meanwhile (a
-      // settlement a backfill took while the service was down) ends at once.
+      // settlement a backfill took while the service was down) ends at once. Catching up, each is armed
+      // after the mark instead and given what this node's recent feed kept since: the prices and endings
+      // that came while no node watched it (an alert still armed in the store had not fired, or its firing
+      // was not stored).
       for (const alert of yield* MarketAlertsStore.armed) {
         const status = markets.status(alert.market)
         if (status === "settled" || status === "void") {
           stopped.push({ _tag: "Ended", id: alert.id, at: markets.record(alert.market)?.settledAt ?? alert.createdAt })
-        } else watch.arm(alert, markets.yesPriceAt(alert.market))
+        } else watch.arm(alert, floor === null ? markets.yesPriceAt(alert.market) : floor[venueOfRef(alert.market)] ?? null)
+      }
+      if (caught !== null && floor !== null) {
+        const missed = caught.after(floor)
+        const before = stopped.length
+        for (const event of missed) watch.apply(event, stopped)
+        yield* Effect.logInfo(`market alerts: caught up on ${missed.length} events of the recent feed after the bots' last stored flush; ${stopped.length - before} alerts stopped`)
       }
       const sink = yield* webhookSink
       // Where nodes share a lease, alerts are written only as its holder (write-fence.ts); a refused write
@@ -124,7 +139,7 @@ export const makeMarketAlertsLayer = (options: { readonly flushEveryMs?: number 
       yield* Effect.forkScoped(Effect.forever(
         Effect.flatMap(Queue.takeBetween(events, 1, 4_096), (chunk) =>
           Effect.sync(() => {
-            for (const event of chunk) watch.apply(event, stopped)
+            for (const event of caught === null ? chunk : caught.live(chunk)) watch.apply(event, stopped)
           })),
       ))
       yield* Effect.forkScoped(Effect.forever(Effect.zipRight(Effect.sleep(Duration.millis(options.flushEveryMs ?? 200)), flush)))

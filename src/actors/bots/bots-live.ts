@@ -9,16 +9,17 @@
 // start (src/store/bot-fills.ts), so a bot's trades and its account never disagree.
 import { randomUUID } from "node:crypto"
 import { SqlClient } from "@effect/sql"
-import { Cause, Chunk, Clock, Context, Duration, Effect, Exit, Layer, Option, PubSub, Queue } from "effect"
+import { Cause, Clock, Context, Duration, Effect, Exit, Layer, Option, PubSub, Queue } from "effect"
 import { OrderedFeed } from "../../intel/intel-bus.js"
-import { overlap, RecentFeed, type RecentFeedBuffer } from "../../intel/recent-feed.js"
+import { type FeedMarks, type Replay, replayOf } from "../../intel/recent-feed.js"
 import { type Fenced, fencedTransaction } from "../write-fence.js"
 import { webhookSink } from "../../webhooks/sink.js"
 import { BotFills, type OutboxFill } from "../../store/bot-fills.js"
+import { FeedMark } from "../../store/feed-marks.js"
 import { BotStore, type BotSave, type StoredBotRow } from "../../store/bots.js"
 import { Accounts } from "../accounts/registry.js"
 import { Markets } from "../markets/market-bus.js"
-import { BotRegistry, type BotTraded, type FeedMarks, type MarketReads } from "./registry.js"
+import { BotRegistry, type BotTraded, type MarketReads } from "./registry.js"
 import { settingsOf, tradeRowOf } from "./view.js"
 
 export interface BotsService {
@@ -106,11 +107,10 @@ export const makeBotsLayer = (options: BotsOptions = {}): Layer.Layer<Bots, neve
       // The trades and prices bots fill on come with their book as of the feed (registry.ts).
       const unwatch = markets.watchBooks((event) => registry.wantsBook(event))
       yield* Effect.addFinalizer(() => Effect.sync(unwatch))
-      const recent = yield* Effect.serviceOption(RecentFeed).pipe(Effect.map(Option.filter((feed) => feed.enabled)))
-      /** What the subscription may hold again of the events `catchUp` replayed (skipped from the live loop). */
-      let replayed = Option.isSome(recent) ? yield* catchUp(registry, stored, recent.value) : []
-      /** Events at the head of the subscription that `catchUp` gave the bots already (known at the first chunk). */
-      let skip = 0
+      /** The recent feed, where nodes share the lease: the bots catch up from it, and the flush stores marks. */
+      const replay = yield* replayOf
+      /** The catch-up when there was one: the live loop takes off what it gave the bots already. */
+      const replayed = replay !== null && (yield* catchUp(registry, stored, replay)) ? replay : null
 
       const saveOf = (id: string, through = registry.through()): BotSave | null => {
         const ctx = registry.context(id)
@@ -185,7 +185,7 @@ export const makeBotsLayer = (options: BotsOptions = {}): Layer.Layer<Bots, neve
        */
       const lastMark = { json: "", at: Number.NEGATIVE_INFINITY }
       const storeMark = (mark: FeedMarks | null) =>
-        mark === null ? Effect.void : Effect.zipRight(BotStore.setMark(mark), Effect.flatMap(Clock.currentTimeMillis, (at) => Effect.sync(() => {
+        mark === null ? Effect.void : Effect.zipRight(FeedMark.write(mark), Effect.flatMap(Clock.currentTimeMillis, (at) => Effect.sync(() => {
           lastMark.json = JSON.stringify(mark)
           lastMark.at = at
         })))
@@ -197,7 +197,7 @@ export const makeBotsLayer = (options: BotsOptions = {}): Layer.Layer<Bots, neve
         const through = registry.through()
         const saves = registry.drainDirty().map((id) => saveOf(id, through)).filter((s): s is BotSave => s !== null)
         const taken = takeFills()
-        const mark = Option.isSome(recent) ? through : null
+        const mark = replay !== null ? through : null
         if (saves.length === 0 && taken.length === 0) {
           if (mark === null || JSON.stringify(mark) === lastMark.json || (yield* Clock.currentTimeMillis) - lastMark.at < MARK_EVERY_MS) return
           return yield* fenced(storeMark(mark)).pipe(Effect.catchAllCause((cause) => Effect.logWarning("bots: storing the feed mark failed", cause)))
@@ -253,16 +253,8 @@ export const makeBotsLayer = (options: BotsOptions = {}): Layer.Layer<Bots, neve
       yield* Effect.addFinalizer(() => flushNow)
       yield* Effect.forkScoped(Effect.forever(
         // One chunk is one delivery: each bot gets its trades of the chunk as one command.
-        Effect.flatMap(Queue.takeBetween(events, 1, 4_096), (chunk) => Effect.sync(() => {
-          if (replayed.length > 0) {
-            skip = overlap(replayed, Chunk.unsafeHead(chunk))
-            replayed = []
-          }
-          if (skip === 0) return registry.deliver(chunk)
-          const n = Math.min(skip, chunk.length)
-          skip -= n
-          registry.deliver(Chunk.drop(chunk, n))
-        })),
+        Effect.flatMap(Queue.takeBetween(events, 1, 4_096), (chunk) =>
+          Effect.sync(() => registry.deliver(replayed === null ? chunk : replayed.live(chunk)))),
       ))
       yield* Effect.forkScoped(Effect.forever(Effect.zipRight(Effect.sleep(Duration.millis(options.flushEveryMs ?? 200)), flushNow)))
 
@@ -308,25 +300,17 @@ const MARK_EVERY_MS = 1_000
  * (src/intel/recent-feed.ts) brought after the feed the store says they had been given, the flush's mark
  * (`feed_marks`) or a bot's own when stored later (`BotRegistry.catchUp`), so whale trades, prices and
  * settlements that came while no node ran them (a holder dying, or handing over) still reach them. None
- * without a stored mark (no holder has written one: nothing says what they had seen). Returns the events
- * looked at: the subscription taken before may hold the newest of them again.
+ * without a stored mark (no holder has written one: nothing says what they had seen). Whether it replayed.
  */
-const catchUp = (registry: BotRegistry, stored: ReadonlyArray<StoredBotRow>, recent: RecentFeedBuffer) =>
+const catchUp = (registry: BotRegistry, stored: ReadonlyArray<StoredBotRow>, replay: Replay) =>
   Effect.gen(function* () {
-    const floor = yield* BotStore.mark
-    if (floor === null) return []
-    const events = recent.snapshot()
+    const floor = yield* FeedMark.read
+    if (floor === null) return false
     const marks = new Map(stored.flatMap((b): Array<[string, FeedMarks]> => (b.through === null ? [] : [[b.id, b.through]])))
-    const routed = registry.catchUp(events, floor, marks)
-    const whole = recent.wholeSince()
-    const behind = Object.entries(floor).filter(([, ts]) => ts < whole).map(([venue]) => venue)
-    if (behind.length > 0) {
-      // Nothing yet: this node's feed has just started (a restarted holder taking its lease back at once).
-      const kept = Number.isFinite(whole) ? `is whole from ${new Date(whole).toISOString()} only` : "holds nothing yet"
-      yield* Effect.logWarning(`bots: this node's recent feed ${kept}, after the last stored flush of the bots on ${behind.join(", ")}: what those venues sent since that flush is not replayed`)
-    }
-    yield* Effect.logInfo(`bots: caught up on ${routed} events of the recent feed after the last stored flush (${events.length} kept)`)
-    return events
+    const routed = registry.catchUp(replay.events, floor, marks)
+    yield* replay.warnBehind("bots", floor)
+    yield* Effect.logInfo(`bots: caught up on ${routed} events of the recent feed after the last stored flush (${replay.events.length} kept)`)
+    return true
   })
 
 /** Bots of a running service: needs OrderedFeed, Markets and SqlClient (Accounts when present). */

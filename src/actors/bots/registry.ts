@@ -23,7 +23,7 @@ import { type Actor, createActor } from "xstate"
 import { clear } from "../../arrays.js"
 import type { MarketEvent, MarketInfo, MarketLifecycle } from "../../domain/market-events.js"
 import type { IntelEvent, OrderedEvent } from "../../intel/intel-bus.js"
-import { actedOn, type RecentEvent, timeOf, venueOf } from "../../intel/recent-feed.js"
+import { actedOn, type FeedMarks, isAfter, type RecentEvent, timeOf, venueOf } from "../../intel/recent-feed.js"
 import type { StoredTrade } from "../../intel/pipeline.js"
 import type { BookedEvent, BookView } from "../markets/registry.js"
 import type {
@@ -60,9 +60,6 @@ export type BotEntry =
   | { readonly kind: "trader"; readonly actor: TraderActor }
   | { readonly kind: "signal"; readonly actor: SignalActor }
   | { readonly kind: "market"; readonly actor: MarketActor }
-
-/** How far the feed of each venue had been delivered (its newest feed time): `through`. */
-export type FeedMarks = Readonly<Record<string, number>>
 
 /** What is stored of a bot to restore it: its persisted snapshot, and the feed it had seen when saved. */
 export interface StoredBot {
@@ -460,7 +457,7 @@ export class BotRegistry {
    * feed carries none). Returns how many were routed.
    */
   catchUp(events: Iterable<OrderedEvent>, floor: FeedMarks, marks: ReadonlyMap<string, FeedMarks>): number {
-    const replayed = [...events].filter((event): event is RecentEvent => actedOn(event) && timeOf(event) > (floor[venueOf(event)] ?? Number.NEGATIVE_INFINITY))
+    const replayed = [...events].filter((event): event is RecentEvent => actedOn(event) && isAfter(event, floor))
     // Which markets traded at the first of them: the open ones (as at construction), less those listed
     // since, plus those closed, settled or voided since.
     const seen = new Set<string>()

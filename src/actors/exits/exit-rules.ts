@@ -17,6 +17,8 @@ import { holdingKey } from "../accounts/account.machine.js"
 import { Accounts } from "../accounts/registry.js"
 import { Markets } from "../markets/market-bus.js"
 import { OrderedFeed, type OrderedEvent } from "../../intel/intel-bus.js"
+import { replayOf } from "../../intel/recent-feed.js"
+import { FeedMark } from "../../store/feed-marks.js"
 import type { BookView } from "../../domain/market-events.js"
 import type { PaperSell } from "../../domain/paper.js"
 import { Validation } from "../../domain/errors.js"
@@ -178,6 +180,13 @@ export const ExitRulesLive: Layer.Layer<ExitRules, never, OrderedFeed | Markets 
       watch.arm(rule)
       if (markets.status(rule.market) === "closed") watch.markClosed(rule.market)
     }
+    // Where nodes share the lease and a holder stored the bots' feed mark, the rules restored are given what
+    // this node's recent feed kept after it (below): the prices that came while no node watched them. A
+    // rule still armed in the store did not sell (one whose sale was recorded ended `executed` just above);
+    // its trail goes on from its stored high.
+    const replay = yield* replayOf
+    const floor = replay === null ? null : yield* FeedMark.read
+    const caught = floor === null ? null : replay
     for (const rule of yield* ExitRulesStore.armed) arm(rule)
     const unwatch = markets.watchBooks((event) => event._tag === "PriceChanged" && watch.watches(event.ref))
     yield* Effect.addFinalizer(() => Effect.sync(unwatch))
@@ -218,9 +227,9 @@ export const ExitRulesLive: Layer.Layer<ExitRules, never, OrderedFeed | Markets 
       )
     }
 
-    yield* Effect.forkScoped(Effect.forever(
+    /** What a run of feed events fires: each sale tried, then how the rules ended, stored. */
+    const handle = (chunk: Iterable<OrderedEvent>) =>
       Effect.gen(function* () {
-        const chunk = yield* Queue.takeBetween(events, 1, 4_096)
         const steps: Array<ExitStep> = []
         for (const event of chunk) watch.apply(event, steps)
         if (steps.length === 0) return
@@ -233,7 +242,14 @@ export const ExitRulesLive: Layer.Layer<ExitRules, never, OrderedFeed | Markets 
           Effect.provide(sqlContext),
           Effect.catchAllCause((cause) => Effect.logError("exit rules: recording how rules ended failed", cause)),
         )
-      }),
+      })
+    if (caught !== null && floor !== null) {
+      const missed = caught.after(floor)
+      yield* handle(missed)
+      yield* Effect.logInfo(`exit rules: caught up on ${missed.length} events of the recent feed after the bots' last stored flush`)
+    }
+    yield* Effect.forkScoped(Effect.forever(
+      Effect.flatMap(Queue.takeBetween(events, 1, 4_096), (chunk) => handle(caught === null ? chunk : caught.live(chunk))),
     ))
     yield* Effect.forkScoped(Effect.repeat(
       fenced(Effect.suspend(() => ExitRulesStore.saveHighs(watch.takeHighs()))).pipe(
