@@ -1,6 +1,7 @@
 // The recent feed: the last minutes of the OrderedFeed's trades and market events, kept on every node where
-// nodes share a paper lease, so a node that takes the lease over can give the bots it restores what the feed
-// brought while no node ran them (the holder dying, or handing over): bots-live.ts `catchUp`. Appended by
+// nodes share a paper lease, so a node that takes the lease over can give the bots, exit rules and market
+// alerts it restores what the feed brought while no node ran them (the holder dying, or handing over), from
+// the bots' stored feed mark (`Replay`; bots-live.ts `catchUp`, exit-rules.ts, market-alerts.ts). Appended by
 // the publisher in the same step as it publishes (intel/live.ts), so a follower that subscribes and then
 // reads `snapshot()` misses nothing: what came before its subscription is here, what came after is in its
 // subscription, and the overlap is the same events (the same objects) in the same order (`overlap`).
