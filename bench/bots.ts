@@ -7,6 +7,7 @@
 // with mixed filters, 1,000 market bots with mixed rules) is spawned and the recording is delivered to
 // it in chunks of `chunk` events, as the live layer takes them off its queues (4,096; 1 = one event per
 // delivery); the time covers routing, signal matching, book walks with fees, and every bot transition.
+// Last, a takeover's catch-up: the recording's last 100,000 events replayed to 5,000 restored bots at once.
 // Run: node --expose-gc --import tsx bench/bots.ts [whaleTrades] [bots] [typical|dense] [static|churn] [chunk]
 // With --expose-gc each round starts from a collected heap (the previous round's bots are garbage, and
 // collecting them inside the next round's timing made rounds differ by up to 30 %).
@@ -18,6 +19,7 @@ import type { FeedEvent, MarketListed } from "../src/domain/feed-events.js"
 import { aPrint, aSettlement, aSnapshot } from "../test/actors/market-builders.js"
 import { aMarketBot, aSignalBot, aTraderBot } from "../test/bots/builders.js"
 import { aWorld } from "../test/bots/world.js"
+import type { OrderedEvent } from "../src/intel/intel-bus.js"
 
 const TRADES = Number(process.argv[2] ?? 200_000)
 const BOTS = Number(process.argv[3] ?? 5_000)
@@ -156,3 +158,36 @@ for (let round = 1; round <= ROUNDS; round++) {
 }
 const sorted = [...rates].sort((a, b) => a - b)
 console.log(`median of ${ROUNDS} rounds: ${fmt(sorted[Math.floor(ROUNDS / 2)] ?? 0)} whale trades/s with ${fmt(BOTS)} running bots (best ${fmt(sorted[ROUNDS - 1] ?? 0)})`)
+
+// A takeover's catch-up at the recent feed's cap (src/intel/recent-feed.ts, 100,000 events): the last events
+// of the recording, as a follower keeps them (no books: the replay quotes the current ones), replayed to
+// 5,000 bots just restored, in one synchronous step while the actors are built.
+{
+  ;(globalThis as { gc?: () => void }).gc?.()
+  const CAP = 100_000
+  // A follower's feed carries no books, nor the book changes only a bot asks for.
+  const kept = events.slice(-CAP).filter((e) => e._tag !== "BookChanged").map((e): OrderedEvent => {
+    if (!("book" in e) || e.book === undefined) return e
+    const { book: _book, ...rest } = e
+    return rest as OrderedEvent
+  })
+  const bots = new BotRegistry(world.reads)
+  for (const ctx of botsFor(BOTS)) bots.spawn(ctx)
+  // In runs of 2,048, as the bots layer replays them (CATCH_UP_RUN), the node's I/O let in between.
+  const t0 = performance.now()
+  const replayed = bots.startCatchUp(kept, {})
+  let routed = 0
+  let longest = 0
+  for (let i = 0; i < replayed.length; i += 2_048) {
+    const r0 = performance.now()
+    routed += bots.catchUpSome(replayed.slice(i, i + 2_048), new Map())
+    longest = Math.max(longest, performance.now() - r0)
+  }
+  bots.endCatchUp()
+  const ms = performance.now() - t0
+  console.log(
+    `catch-up: ${fmt(routed)} recent-feed events (${fmt(kept.filter((e) => e._tag === "TradeRecorded").length)} whale trades) replayed to ${fmt(BOTS)} restored bots ` +
+    `in ${fmt(ms)} ms, the longest run of 2,048 ${fmt(longest)} ms; ${fmt(bots.counters.fills)} fills`,
+  )
+  bots.stop()
+}

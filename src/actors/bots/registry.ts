@@ -454,12 +454,19 @@ export class BotRegistry {
    * holder's last stored flush had delivered, then every bot as it was stored), each bot given only those
    * newer than its own marks too (a bot stored later than that flush, by an operation, has seen more; a
    * bot restored without marks, only `floor`). Routed as live ones, over the books of now (a follower's
-   * feed carries none). Returns how many were routed.
+   * feed carries none). Returns how many were routed. In steps: `startCatchUp`, `catchUpSome` over
+   * consecutive runs of what it returned (the caller may let other work in between), `endCatchUp`.
    */
   catchUp(events: Iterable<OrderedEvent>, floor: FeedMarks, marks: ReadonlyMap<string, FeedMarks>): number {
+    const routed = this.catchUpSome(this.startCatchUp(events, floor), marks)
+    this.endCatchUp()
+    return routed
+  }
+
+  /** The events to replay, oldest first; the markets that traded at the first of them become `tradable`. */
+  startCatchUp(events: Iterable<OrderedEvent>, floor: FeedMarks): Array<RecentEvent> {
     const replayed = [...events].filter((event): event is RecentEvent => actedOn(event) && isAfter(event, floor))
-    // Which markets traded at the first of them: the open ones (as at construction), less those listed
-    // since, plus those closed, settled or voided since.
+    // The open ones (as at construction), less those listed since, plus those closed, settled or voided since.
     const seen = new Set<string>()
     for (const event of replayed) {
       const ref = event._tag === "MarketOpened" ? event.market.ref : event._tag === "MarketClosed" || event._tag === "MarketSettled" || event._tag === "MarketVoided" ? event.ref : null
@@ -468,14 +475,17 @@ export class BotRegistry {
       if (event._tag === "MarketOpened") this.tradable.delete(ref)
       else this.tradable.add(ref)
     }
+    return replayed
+  }
+
+  /** Routes the next run of `startCatchUp`'s events (each bot only those newer than its `marks`). */
+  catchUpSome(replayed: Iterable<RecentEvent>, marks: ReadonlyMap<string, FeedMarks>): number {
     let routed = 0
     this.catching = marks
     try {
       for (const event of replayed) {
-        const venue = venueOf(event)
-        const ts = timeOf(event)
-        this.atVenue = venue
-        this.atTs = ts
+        this.atVenue = venueOf(event)
+        this.atTs = timeOf(event)
         if (event._tag === "TradeRecorded") this.routeIntel(event)
         else this.routeMarket(event)
         routed++
@@ -484,12 +494,15 @@ export class BotRegistry {
     } finally {
       this.catching = null
     }
-    // The prices replayed are older than the market actors' own: theirs again, as at construction.
+    return routed
+  }
+
+  /** After the last run: the prices replayed are older than the market actors' own, so theirs again. */
+  endCatchUp(): void {
     for (const ref of this.tradable) {
       const price = this.markets.yesPrice(ref)
       if (price !== null) this.prices.set(ref, price)
     }
-    return routed
   }
 
   /** During `catchUp`: whether the bot's stored snapshot already saw the event being routed. */
