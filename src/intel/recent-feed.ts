@@ -4,7 +4,10 @@
 // the bots' stored feed mark (`Replay`; bots-live.ts `catchUp`, exit-rules.ts, market-alerts.ts). Appended by
 // the publisher in the same step as it publishes (intel/live.ts), so a follower that subscribes and then
 // reads `snapshot()` misses nothing: what came before its subscription is here, what came after is in its
-// subscription, and the overlap is the same events (the same objects) in the same order (`overlap`).
+// subscription, and the overlap is the same events in the same order, told by each published event's place
+// (`placeOf`, weakly held). Events are kept without the books the market actors stamp on some of them for
+// the holder's bots (copies of the whole book, which the replay does not use: a follower's events carry
+// none), so a minute of them holds no book copies out of the young generation.
 // Kept by feed time (`windowMs` behind the newest event) and by count (`cap`); off on the embedded store,
 // where there is one node and a restart starts with an empty feed anyway.
 import { Chunk, Context, Effect, Layer } from "effect"
@@ -30,9 +33,21 @@ export const venueOf = (event: RecentEvent): string =>
 /** Whether an event came after the feed `marks` say was delivered (of its venue). */
 export const isAfter = (event: RecentEvent, marks: FeedMarks): boolean => timeOf(event) > (marks[venueOf(event)] ?? Number.NEGATIVE_INFINITY)
 
+/** An event without the book stamped on it (the same object when it carries none). */
+const withoutBook = (event: OrderedEvent): OrderedEvent => {
+  if (!("book" in event) || event.book === undefined) return event
+  const { book: _book, ...rest } = event
+  return rest as OrderedEvent
+}
+
 export class RecentFeedBuffer {
-  /** Every OrderedFeed event, as published (a follower's subscription holds them all: `overlap`)… */
+  /** Every OrderedFeed event, as published but without its book… */
   private events: Array<OrderedEvent> = []
+  /** …the place of each published one in the feed (0, 1, …), held weakly… */
+  private readonly places = new WeakMap<OrderedEvent, number>()
+  /** …the place of `events[0]`, and of the next event published… */
+  private base = 0
+  private next = 0
   /** …and its feed time (those bots do not act on: the newest time so far). */
   private times: Array<number> = []
   private head = 0
@@ -65,7 +80,8 @@ export class RecentFeedBuffer {
     const ts = actedOn(event) ? timeOf(event) : this.newest
     if (ts > this.newest) this.newest = ts
     if (this.from === Number.POSITIVE_INFINITY && actedOn(event)) this.from = ts
-    this.events.push(event)
+    this.places.set(event, this.next++)
+    this.events.push(withoutBook(event))
     this.times.push(ts)
     const oldest = this.newest - this.windowMs
     while (this.size > this.cap || (this.size > 1 && this.times[this.head]! < oldest)) {
@@ -75,23 +91,20 @@ export class RecentFeedBuffer {
     if (this.head >= 4_096 && this.head * 2 >= this.events.length) {
       this.events = this.events.slice(this.head)
       this.times = this.times.slice(this.head)
+      this.base += this.head
       this.head = 0
     }
   }
 
-  /** What is kept, oldest first (a copy). */
-  snapshot(): Array<OrderedEvent> {
-    return this.events.slice(this.head)
+  /** What is kept, oldest first (a copy), and the place of the last of it (−1 when none). */
+  snapshot(): { readonly events: Array<OrderedEvent>; readonly last: number } {
+    return { events: this.events.slice(this.head), last: this.next - 1 }
   }
-}
 
-/**
- * How many events at the end of `snapshot` a subscription taken before it also holds: the place of its
- * first event, `first`, in the snapshot, searched from the end (the overlap is short); 0 when absent.
- */
-export const overlap = (snapshot: ReadonlyArray<unknown>, first: unknown): number => {
-  for (let i = snapshot.length - 1; i >= 0; i--) if (snapshot[i] === first) return snapshot.length - i
-  return 0
+  /** The place of a published event (undefined when it was not pushed here). */
+  placeOf(event: OrderedEvent): number | undefined {
+    return this.places.get(event)
+  }
 }
 
 /** How far the feed of each venue had been delivered (its newest feed time). */
@@ -104,20 +117,23 @@ export type FeedMarks = Readonly<Record<string, number>>
  */
 export class Replay {
   readonly events: ReadonlyArray<RecentEvent>
-  private snapshot: ReadonlyArray<OrderedEvent> | null
+  /** The place of the last event replayed, until the first live chunk says how much of it overlaps. */
+  private last: number | null
   private skip = 0
 
   constructor(readonly recent: RecentFeedBuffer) {
     const snapshot = recent.snapshot()
-    this.snapshot = snapshot.length > 0 ? snapshot : null
-    this.events = snapshot.filter(actedOn)
+    this.last = snapshot.events.length > 0 ? snapshot.last : null
+    this.events = snapshot.events.filter(actedOn)
   }
 
   /** A live chunk less what the replay held of it. */
   live(chunk: Chunk.Chunk<OrderedEvent>): Chunk.Chunk<OrderedEvent> {
-    if (this.snapshot !== null) {
-      this.skip = overlap(this.snapshot, Chunk.unsafeHead(chunk))
-      this.snapshot = null
+    if (this.last !== null) {
+      // The subscription's first event and every one after it up to the replay's last are in both.
+      const first = this.recent.placeOf(Chunk.unsafeHead(chunk))
+      this.skip = first === undefined || first > this.last ? 0 : this.last - first + 1
+      this.last = null
     }
     if (this.skip === 0) return chunk
     const n = Math.min(this.skip, chunk.length)

@@ -68,14 +68,14 @@ describe("catch-up of restored bots", () => {
     const taker = new BotRegistry(w.reads)
     taker.restore(stored)
     let routed = 0
-    if (run === null) routed = taker.catchUp(recent.snapshot(), floor, marksOf(stored))
+    if (run === null) routed = taker.catchUp(recent.snapshot().events, floor, marksOf(stored))
     else {
       // As the bots layer replays them, other work let in between runs.
-      const replayed = taker.startCatchUp(recent.snapshot(), floor)
+      const replayed = taker.startCatchUp(recent.snapshot().events, floor)
       for (let i = 0; i < replayed.length; i += run) routed += taker.catchUpSome(replayed.slice(i, i + run), marksOf(stored))
       taker.endCatchUp()
     }
-    expect(routed).toBe(recent.snapshot().filter((e) => e._tag === "TradeRecorded" ? e.trade.time > floor["venue_a"]! : "ts" in e && e.ts > floor["venue_a"]!).length)
+    expect(routed).toBe(recent.snapshot().events.filter((e) => e._tag === "TradeRecorded" ? e.trade.time > floor["venue_a"]! : "ts" in e && e.ts > floor["venue_a"]!).length)
     w.bots = taker
     for (const e of events.after) feed(e)
     for (const id of ["T", "S"]) expect(tradesOf(taker, id)).toEqual(tradesOf(reference.bots, id))
@@ -98,7 +98,7 @@ describe("catch-up of restored bots", () => {
     const taker = new BotRegistry(w.reads)
     const stored = [...saved, ...flushed]
     taker.restore(stored)
-    taker.catchUp(recent.snapshot(), floor, marksOf(stored))
+    taker.catchUp(recent.snapshot().events, floor, marksOf(stored))
     expect(taker.context("T")!.trades.map((t) => t.openedAt)).toEqual([T0 + MIN, T0 + 2 * MIN, T0 + 3 * MIN])
     expect(taker.context("S")!.trades.map((t) => t.openedAt)).toEqual([T0 + MIN, T0 + 2 * MIN, T0 + 3 * MIN])
   })
@@ -115,7 +115,7 @@ describe("catch-up of restored bots", () => {
     feed(aTrade("C1", T0 + 2 * MIN, { tradeId: "t2" }))
     const taker = new BotRegistry(w.reads)
     taker.restore(stored)
-    taker.catchUp(recent.snapshot(), floor, new Map())
+    taker.catchUp(recent.snapshot().events, floor, new Map())
     expect(taker.context("T")!.trades.map((t) => t.openedAt)).toEqual([T0 + MIN, T0 + 2 * MIN])
     // Its marks move on with what it is given: what a save now stores.
     expect(taker.through()).toEqual({ venue_a: T0 + 2 * MIN })

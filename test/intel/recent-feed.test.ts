@@ -3,7 +3,7 @@
 import { Chunk } from "effect"
 import { describe, expect, it } from "vitest"
 import type { MarketEvent } from "../../src/domain/market-events.js"
-import { overlap, RecentFeedBuffer, Replay } from "../../src/intel/recent-feed.js"
+import { RecentFeedBuffer, Replay } from "../../src/intel/recent-feed.js"
 
 const price = (ts: number, ref = "venue_a:C1"): MarketEvent => ({ _tag: "PriceChanged", ts, ref, yesPrice: 0.5 })
 
@@ -12,16 +12,16 @@ describe("the recent feed", () => {
     const feed = new RecentFeedBuffer(1_000, 100)
     expect(feed.wholeSince()).toBe(Number.POSITIVE_INFINITY)
     for (const ts of [10_000, 10_500, 11_000]) feed.push(price(ts))
-    expect(feed.snapshot().map((e) => (e as { ts: number }).ts)).toEqual([10_000, 10_500, 11_000])
+    expect(feed.snapshot().events.map((e) => (e as { ts: number }).ts)).toEqual([10_000, 10_500, 11_000])
     expect(feed.wholeSince()).toBe(10_000)
     // 11,000 + 1 ms: 10,000 is more than the window behind the newest.
     feed.push(price(11_001))
-    expect(feed.snapshot().map((e) => (e as { ts: number }).ts)).toEqual([10_500, 11_000, 11_001])
+    expect(feed.snapshot().events.map((e) => (e as { ts: number }).ts)).toEqual([10_500, 11_000, 11_001])
     expect(feed.wholeSince()).toBe(10_000)
     // A late event (older than the newest) is kept in publish order; trimming goes by the newest time.
     feed.push(price(10_900, "venue_b:X"))
     feed.push(price(11_600))
-    expect(feed.snapshot().map((e) => (e as { ts: number }).ts)).toEqual([11_000, 11_001, 10_900, 11_600])
+    expect(feed.snapshot().events.map((e) => (e as { ts: number }).ts)).toEqual([11_000, 11_001, 10_900, 11_600])
     expect(feed.wholeSince()).toBe(10_500)
   })
 
@@ -29,7 +29,7 @@ describe("the recent feed", () => {
     const feed = new RecentFeedBuffer(60_000, 3)
     for (let i = 0; i < 10_000; i++) feed.push(price(i))
     expect(feed.size).toBe(3)
-    expect(feed.snapshot().map((e) => (e as { ts: number }).ts)).toEqual([9_997, 9_998, 9_999])
+    expect(feed.snapshot().events.map((e) => (e as { ts: number }).ts)).toEqual([9_997, 9_998, 9_999])
     expect(feed.wholeSince()).toBe(9_996)
   })
 
@@ -39,10 +39,10 @@ describe("the recent feed", () => {
     feed.push(price(5_000))
     feed.push(settled)
     feed.push(price(5_500))
-    expect(feed.snapshot()).toEqual([price(5_000), settled, price(5_500)])
+    expect(feed.snapshot().events).toEqual([price(5_000), settled, price(5_500)])
     // Let go with the event before it: it counts as 5,000.
     feed.push(price(6_001))
-    expect(feed.snapshot()).toEqual([price(5_500), price(6_001)])
+    expect(feed.snapshot().events).toEqual([price(5_500), price(6_001)])
   })
 
   it("is off with no window", () => {
@@ -52,12 +52,19 @@ describe("the recent feed", () => {
     expect(feed.size).toBe(0)
   })
 
-  it("finds how much of a snapshot a subscription taken before it holds again", () => {
-    const [a, b, c] = [price(1), price(2), price(3)]
-    expect(overlap([a, b, c], b)).toBe(2)
-    expect(overlap([a, b, c], a)).toBe(3)
-    expect(overlap([a, b, c], price(4))).toBe(0)
-    expect(overlap([], a)).toBe(0)
+  it("keeps events without the books stamped on them, and knows each published event's place", () => {
+    const feed = new RecentFeedBuffer(60_000, 2)
+    const book = { ref: "venue_a:C1", asOf: 1, sides: [] } as never
+    const booked: MarketEvent = { _tag: "PriceChanged", ts: 1, ref: "venue_a:C1", yesPrice: 0.5, book }
+    const plain = price(2)
+    feed.push(booked)
+    feed.push(plain)
+    feed.push(price(3))
+    expect(feed.snapshot()).toEqual({ events: [plain, price(3)], last: 2 })
+    feed.push(booked)
+    expect(feed.snapshot().events[1]).toEqual(price(1))
+    expect(feed.snapshot().events[1]).not.toHaveProperty("book")
+    expect([feed.placeOf(booked), feed.placeOf(plain), feed.placeOf(price(2))]).toEqual([3, 1, undefined])
   })
 })
 
