@@ -12,6 +12,7 @@
 // where there is one node and a restart starts with an empty feed anyway.
 import { Chunk, Context, Effect, Layer } from "effect"
 import type { MarketEvent } from "../domain/market-events.js"
+import { FeedMark } from "../store/feed-marks.js"
 import type { OrderedEvent } from "./intel-bus.js"
 
 /** What the bots act on: live trades, and market events (prices, lifecycle, books carried in order). */
@@ -77,9 +78,10 @@ export class RecentFeedBuffer {
   /** An OrderedFeed event as it is published. */
   push(event: OrderedEvent): void {
     if (!this.enabled) return
-    const ts = actedOn(event) ? timeOf(event) : this.newest
+    const acted = actedOn(event)
+    const ts = acted ? timeOf(event) : this.newest
     if (ts > this.newest) this.newest = ts
-    if (this.from === Number.POSITIVE_INFINITY && actedOn(event)) this.from = ts
+    if (this.from === Number.POSITIVE_INFINITY && acted) this.from = ts
     this.places.set(event, this.next++)
     this.events.push(withoutBook(event))
     this.times.push(ts)
@@ -172,3 +174,15 @@ export class RecentFeed extends Context.Tag("whalewatch/RecentFeed")<RecentFeed,
 /** A follower's catch-up when the recent feed is kept, subscribed before this is called; else null. */
 export const replayOf = Effect.map(Effect.serviceOption(RecentFeed), (recent) =>
   recent._tag === "Some" && recent.value.enabled ? new Replay(recent.value) : null)
+
+/**
+ * A follower's catch-up from the bots' stored feed mark (src/store/feed-marks.ts), subscribed before this
+ * is called: its replay, the mark, and the events kept after the mark; null when the recent feed is off or
+ * no holder has stored a mark (the exit rules' and market alerts' watchers).
+ */
+export const replayFromMark = Effect.gen(function* () {
+  const replay = yield* replayOf
+  if (replay === null) return null
+  const floor = yield* FeedMark.read
+  return floor === null ? null : { replay, floor, missed: replay.after(floor) }
+})

@@ -7,8 +7,7 @@
 import type { SqlClient } from "@effect/sql"
 import { Context, Duration, Effect, Layer, Option, PubSub, Queue } from "effect"
 import { OrderedFeed, type OrderedEvent } from "../../intel/intel-bus.js"
-import { replayOf, venueOfRef } from "../../intel/recent-feed.js"
-import { FeedMark } from "../../store/feed-marks.js"
+import { replayFromMark, venueOfRef } from "../../intel/recent-feed.js"
 import { Markets } from "../markets/market-bus.js"
 import { ByContract } from "../by-contract.js"
 import { type AlertOutcome, MarketAlertsStore, type StoredAlert } from "../../store/market-alerts.js"
@@ -88,9 +87,7 @@ export const makeMarketAlertsLayer = (options: { readonly flushEveryMs?: number 
       const watch = new AlertWatch()
       let stopped: Array<AlertOutcome> = []
       // Where nodes share the lease and a holder stored the bots' feed mark, the alerts catch up from it too.
-      const replay = yield* replayOf
-      const floor = replay === null ? null : yield* FeedMark.read
-      const caught = floor === null ? null : replay
+      const caught = yield* replayFromMark
       // Re-armed after the market's newest stored price (what a restart restores), so a backfill's prices
       // from before the stop do not fire them and those after it do. One whose market ended meanwhile (a
       // settlement a backfill took while the service was down) ends at once. Catching up, each is armed
@@ -101,13 +98,12 @@ export const makeMarketAlertsLayer = (options: { readonly flushEveryMs?: number 
         const status = markets.status(alert.market)
         if (status === "settled" || status === "void") {
           stopped.push({ _tag: "Ended", id: alert.id, at: markets.record(alert.market)?.settledAt ?? alert.createdAt })
-        } else watch.arm(alert, floor === null ? markets.yesPriceAt(alert.market) : floor[venueOfRef(alert.market)] ?? null)
+        } else watch.arm(alert, caught === null ? markets.yesPriceAt(alert.market) : caught.floor[venueOfRef(alert.market)] ?? null)
       }
-      if (caught !== null && floor !== null) {
-        const missed = caught.after(floor)
+      if (caught !== null) {
         const before = stopped.length
-        for (const event of missed) watch.apply(event, stopped)
-        yield* Effect.logInfo(`market alerts: caught up on ${missed.length} events of the recent feed after the bots' last stored flush; ${stopped.length - before} alerts stopped`)
+        for (const event of caught.missed) watch.apply(event, stopped)
+        yield* Effect.logInfo(`market alerts: caught up on ${caught.missed.length} events of the recent feed after the bots' last stored flush; ${stopped.length - before} alerts stopped`)
       }
       const sink = yield* webhookSink
       // Where nodes share a lease, alerts are written only as its holder (write-fence.ts); a refused write
@@ -139,7 +135,7 @@ export const makeMarketAlertsLayer = (options: { readonly flushEveryMs?: number 
       yield* Effect.forkScoped(Effect.forever(
         Effect.flatMap(Queue.takeBetween(events, 1, 4_096), (chunk) =>
           Effect.sync(() => {
-            for (const event of caught === null ? chunk : caught.live(chunk)) watch.apply(event, stopped)
+            for (const event of caught === null ? chunk : caught.replay.live(chunk)) watch.apply(event, stopped)
           })),
       ))
       yield* Effect.forkScoped(Effect.forever(Effect.zipRight(Effect.sleep(Duration.millis(options.flushEveryMs ?? 200)), flush)))

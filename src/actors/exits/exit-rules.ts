@@ -17,8 +17,7 @@ import { holdingKey } from "../accounts/account.machine.js"
 import { Accounts } from "../accounts/registry.js"
 import { Markets } from "../markets/market-bus.js"
 import { OrderedFeed, type OrderedEvent } from "../../intel/intel-bus.js"
-import { replayOf } from "../../intel/recent-feed.js"
-import { FeedMark } from "../../store/feed-marks.js"
+import { replayFromMark } from "../../intel/recent-feed.js"
 import type { BookView } from "../../domain/market-events.js"
 import type { PaperSell } from "../../domain/paper.js"
 import { Validation } from "../../domain/errors.js"
@@ -184,9 +183,7 @@ export const ExitRulesLive: Layer.Layer<ExitRules, never, OrderedFeed | Markets 
     // this node's recent feed kept after it (below): the prices that came while no node watched them. A
     // rule still armed in the store did not sell (one whose sale was recorded ended `executed` just above);
     // its trail goes on from its stored high.
-    const replay = yield* replayOf
-    const floor = replay === null ? null : yield* FeedMark.read
-    const caught = floor === null ? null : replay
+    const caught = yield* replayFromMark
     for (const rule of yield* ExitRulesStore.armed) arm(rule)
     const unwatch = markets.watchBooks((event) => event._tag === "PriceChanged" && watch.watches(event.ref))
     yield* Effect.addFinalizer(() => Effect.sync(unwatch))
@@ -243,13 +240,12 @@ export const ExitRulesLive: Layer.Layer<ExitRules, never, OrderedFeed | Markets 
           Effect.catchAllCause((cause) => Effect.logError("exit rules: recording how rules ended failed", cause)),
         )
       })
-    if (caught !== null && floor !== null) {
-      const missed = caught.after(floor)
-      yield* handle(missed)
-      yield* Effect.logInfo(`exit rules: caught up on ${missed.length} events of the recent feed after the bots' last stored flush`)
+    if (caught !== null) {
+      yield* handle(caught.missed)
+      yield* Effect.logInfo(`exit rules: caught up on ${caught.missed.length} events of the recent feed after the bots' last stored flush`)
     }
     yield* Effect.forkScoped(Effect.forever(
-      Effect.flatMap(Queue.takeBetween(events, 1, 4_096), (chunk) => handle(caught === null ? chunk : caught.live(chunk))),
+      Effect.flatMap(Queue.takeBetween(events, 1, 4_096), (chunk) => handle(caught === null ? chunk : caught.replay.live(chunk))),
     ))
     yield* Effect.forkScoped(Effect.repeat(
       fenced(Effect.suspend(() => ExitRulesStore.saveHighs(watch.takeHighs()))).pipe(
